@@ -1,0 +1,1 @@
+"""Data layer: data model, native-format loaders and writers, the SQLite store."""

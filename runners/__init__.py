@@ -1,0 +1,1 @@
+"""Responders and the stream: media clock, sampling, protocols, backends, batch queue, CLI."""
