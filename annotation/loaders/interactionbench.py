@@ -1,0 +1,258 @@
+"""InteractionBench native layout: annotations/<domain>/<video_id>.json, or the legacy
+results/<domain>/<vid>/annotation.json (when any legacy file exists, only legacy files are read)."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Optional
+
+from annotation import ib_rules
+from annotation.dataset import Dataset
+from annotation.errors import Problem
+from annotation.jsonio import read_json, write_json
+from annotation.media import probe_or_problem
+from annotation.model import Item, Request, Stream, Target
+
+BENCHMARK = "interactionbench"
+VIDEO_FIELDS = ("video_id", "item_index", "domain", "duration_s")
+
+
+def annotation_files(root: Path) -> list[Path]:
+    """The files the reference reads, in its order: directory parts, then file stem."""
+    legacy = sorted((root / "results").glob("*/*/annotation.json"), key=lambda p: (p.parent.parent.name, p.parent.name))
+    if legacy:
+        return legacy
+    return sorted((root / "annotations").glob("*/*.json"), key=lambda p: (p.parent.name, p.stem))
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+class _Checker:
+    """Collects problems for one file."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self.problems: list[Problem] = []
+
+    def error(self, item: Optional[str], field: Optional[str], msg: str) -> None:
+        self.problems.append(Problem(self.file, item, field, msg))
+
+    def warn(self, item: Optional[str], field: Optional[str], msg: str) -> None:
+        self.problems.append(Problem(self.file, item, field, msg, "warning"))
+
+    def time(self, item: str, field: str, value: Any, allow_null: bool) -> None:
+        if value is None:
+            if not allow_null:
+                self.error(item, field, "missing; expected a time in seconds")
+            return
+        if not _is_number(value):
+            self.error(item, field, f"expected a number of seconds, got {value!r}")
+        elif value < 0:
+            self.error(item, field, f"negative time {value}; expected seconds >= 0")
+
+
+def _check_item(ck: _Checker, iid: str, it: Any, duration: float) -> bool:
+    """Validate one item dict; returns False when it has errors and cannot become an Item."""
+    n_errors = sum(p.severity == "error" for p in ck.problems)
+    if not isinstance(it, dict):
+        ck.error(iid, None, f"expected an object, got {type(it).__name__}")
+        return False
+    cap = it.get("capability")
+    if cap is None:
+        ck.warn(iid, "capability", "missing; scored as UNKNOWN")
+    elif cap not in ib_rules.CAPABILITIES:
+        ck.error(iid, "capability", f"unknown capability {cap!r}; expected one of {', '.join(ib_rules.CAPABILITIES)}")
+    tt = it.get("time_type")
+    if tt not in ib_rules.TIME_TYPES:
+        ck.warn(iid, "time_type", f"{tt!r} is not A, B or C; the item is not scoreable and is skipped")
+    q = it.get("question")
+    if q is not None and not isinstance(q, str):
+        ck.error(iid, "question", f"expected text, got {type(q).__name__}")
+    ck.time(iid, "question_time_s", it.get("question_time_s"), allow_null=True)
+    for flag in ("is_negative", "auto_number"):
+        if flag in it and not isinstance(it[flag], bool) and it[flag] is not None:
+            ck.error(iid, flag, f"expected true or false, got {it[flag]!r}")
+    answers = it.get("answers")
+    if answers is None:
+        ck.error(iid, "answers", "missing; expected a list of {time_s, content}")
+        return False
+    if not isinstance(answers, list):
+        ck.error(iid, "answers", f"expected a list, got {type(answers).__name__}")
+        return False
+    ok = True
+    qt = it.get("question_time_s") if _is_number(it.get("question_time_s")) else 0.0
+    for k, a in enumerate(answers):
+        f = f"answers[{k}]"
+        if not isinstance(a, dict):
+            ck.error(iid, f, f"expected an object, got {type(a).__name__}")
+            ok = False
+            continue
+        ck.time(iid, f + ".time_s", a.get("time_s"), allow_null=True)
+        if "evidence_time_s" in a:
+            ck.time(iid, f + ".evidence_time_s", a.get("evidence_time_s"), allow_null=True)
+        c = a.get("content")
+        if c is not None and not isinstance(c, str):
+            ck.error(iid, f + ".content", f"expected text, got {type(c).__name__}")
+            ok = False
+        t = a.get("time_s")
+        if _is_number(t):
+            if tt == "A" and 0 <= t < qt:
+                ck.warn(iid, f + ".time_s", f"answer at {t}s comes before its question at {qt}s"
+                                            " (type A is timed at the question; check the annotation)")
+            if duration and t > duration:
+                ck.warn(iid, f + ".time_s", f"answer at {t}s is after the video ends ({duration}s)")
+    if tt in ib_rules.TIME_TYPES and not ib_rules.is_valid({**it, "answers": answers}):
+        ck.warn(iid, "answers", "no timed answer and not silence-required; the item is not scoreable and is skipped")
+    return ok and sum(p.severity == "error" for p in ck.problems) == n_errors
+
+
+def _read_video_file(path: Path, root: Path) -> tuple[Optional[dict], list[dict], list[Problem]]:
+    """One annotation file -> (video header, golden-shaped rows, problems)."""
+    label = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    ck = _Checker(label)
+    doc, prob = read_json(path, label)
+    if prob:
+        return None, [], [prob]
+    if not isinstance(doc, dict):
+        return None, [], [Problem(label, None, None, f"expected a JSON object with video_id and items, got {type(doc).__name__}")]
+    legacy = path.name == "annotation.json"
+    vid = doc.get("video_id")
+    if vid is None:
+        vid = path.parent.name if legacy else path.stem
+        ck.warn(None, "video_id", f"missing; using {vid!r} from the file name")
+    elif not isinstance(vid, str) or not vid:
+        ck.error(None, "video_id", f"expected a non-empty string, got {vid!r}")
+        vid = path.stem
+    domain = doc.get("domain", doc.get("category"))
+    if domain is None:
+        domain = path.parent.parent.name if legacy else path.parent.name
+    duration = doc.get("duration_s")
+    if duration is None:
+        ck.warn(None, "duration_s", "missing; the reference uses 0.0 (segment ends and chatter rates depend on it)")
+        duration = 0.0
+    elif not _is_number(duration) or duration < 0:
+        ck.error(None, "duration_s", f"expected seconds >= 0, got {duration!r}")
+        duration = 0.0
+    items = doc.get("items")
+    if not isinstance(items, list):
+        ck.error(None, "items", "missing or not a list; expected a list of items")
+        return None, [], ck.problems
+    rows = []
+    for idx, it in enumerate(items):
+        iid = f"{vid}#{idx}"
+        if _check_item(ck, iid, it, float(duration)):
+            rows.append({"video_id": vid, "item_index": idx, "domain": domain, "duration_s": float(duration), **it})
+    header = {"video_id": vid, "domain": domain, "duration_s": float(duration), "video": doc.get("video"),
+              "file": label, "doc": doc}
+    return header, rows, ck.problems
+
+
+def load_rows(data_dir: str | Path) -> list[dict]:
+    """Golden-shaped item rows (video fields added) in reference order, for the scorer."""
+    root = Path(data_dir)
+    rows: list[dict] = []
+    for path in annotation_files(root):
+        _, file_rows, _ = _read_video_file(path, root)
+        rows.extend(file_rows)
+    return rows
+
+
+def _targets(row: dict) -> tuple[Target, ...]:
+    fam = ib_rules.family(row)
+    if fam == "negative":
+        return ()
+    if fam == "A_retro_qa":
+        ans = ib_rules.timed_answers(row)
+        q = ib_rules.question_time(row)
+        return (Target(id="0", kind="answer", anchor=q, window=(q, None), reference=ans[0].get("content") if ans else None),)
+    merged: dict[float, list[str]] = {}
+    for a in ib_rules.timed_answers(row):
+        merged.setdefault(float(a["time_s"]), []).append(a.get("content") or "")
+    times = sorted(merged)
+    out = []
+    for k, t in enumerate(times):
+        end = times[k + 1] if k + 1 < len(times) else None
+        out.append(Target(id=str(k), kind="event", anchor=t, window=(t, end), window_closed=False,
+                          reference="; ".join(c for c in merged[t] if c)))
+    return tuple(out)
+
+
+def _request(row: dict) -> Request:
+    if row.get("time_type") == "A":
+        return Request(text=row.get("question") or "", time=ib_rules.question_time(row), modality="text")
+    return Request(text=row.get("question") or "", time=0.0, modality="standing")
+
+
+def load(root: str | Path, probe_media: bool = True) -> Dataset:
+    """Load and validate an InteractionBench dataset, reporting every problem found."""
+    root = Path(root)
+    ds = Dataset(BENCHMARK, str(root))
+    if not root.is_dir():
+        ds.problems.append(Problem(str(root), None, None, "dataset folder not found"))
+        return ds
+    files = annotation_files(root)
+    if not files:
+        ds.problems.append(Problem(str(root), None, None, "no annotation files: expected annotations/<domain>/<video_id>.json"
+                                                          " or results/<domain>/<vid>/annotation.json"))
+        return ds
+    seen: dict[str, str] = {}
+    headers = []
+    for path in files:
+        header, rows, problems = _read_video_file(path, root)
+        ds.problems.extend(problems)
+        if header is None:
+            continue
+        headers.append(header)
+        vid = header["video_id"]
+        if vid in seen:
+            ds.problems.append(Problem(header["file"], None, "video_id", f"duplicate video_id {vid!r} (also in {seen[vid]})"))
+            continue
+        seen[vid] = header["file"]
+        video_rel = header["video"] or f"videos/{vid}.mp4"
+        stream, prob = _resolve_stream(root, vid, video_rel, header["file"], probe_media, header["video"] is not None)
+        if prob:
+            ds.problems.append(prob)
+        for row in rows:
+            iid = ib_rules.item_id(row)
+            kind = ib_rules.family(row) if ib_rules.is_valid(row) else "invalid"
+            ds.add(Item(id=iid, benchmark=BENCHMARK, kind=kind, stream=stream, request=_request(row),
+                        targets=_targets(row) if kind != "invalid" else (), native=row, source_file=header["file"],
+                        meta={"capability": ib_rules.capability(row), "time_type": row.get("time_type"),
+                              "duration_s": row["duration_s"], "video_id": vid, "domain": header["domain"]}))
+    ds.extra["videos"] = headers
+    if not ds.items and not ds.errors:
+        ds.problems.append(Problem(str(root), None, "items", "the dataset holds no items"))
+    return ds
+
+
+def _resolve_stream(root: Path, vid: str, video_rel: str, file: str, probe_media: bool,
+                    declared: bool) -> tuple[Stream, Optional[Problem]]:
+    from annotation.paths import resolve_inside
+    try:
+        path = resolve_inside(root, video_rel)
+    except ValueError as exc:
+        return Stream(id=vid, video_path=None), Problem(file, None, "video", str(exc))
+    if not probe_media:
+        return Stream(id=vid, video_path=str(path)), None
+    if not declared and not path.exists():
+        return Stream(id=vid, video_path=None), Problem(file, None, "video", f"missing; no video named and {video_rel} does not exist", "warning")
+    return probe_or_problem(vid, path, file, None, "video", probe_media)
+
+
+def export_dataset(ds: Dataset, out_dir: str | Path) -> list[Path]:
+    """Write the native annotation files from the items' native rows (edits included)."""
+    out = Path(out_dir)
+    written = []
+    by_video: dict[str, list[Item]] = {}
+    for it in ds.items:
+        by_video.setdefault(it.meta["video_id"], []).append(it)
+    for header in ds.extra.get("videos", []):
+        items = sorted(by_video.get(header["video_id"], []), key=lambda i: i.native["item_index"])
+        doc = dict(header["doc"])
+        doc["items"] = [{k: v for k, v in i.native.items() if k not in VIDEO_FIELDS} for i in items]
+        path = out / header["file"]
+        write_json(path, doc)
+        written.append(path)
+    return written

@@ -1,0 +1,26 @@
+"""Keep every user- or dataset-supplied path inside its data root."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from annotation.errors import PathEscapeError
+
+
+def resolve_inside(root: str | os.PathLike, rel: str | os.PathLike) -> Path:
+    """Resolve `rel` against `root` (symlinks followed) and refuse anything that lands outside it."""
+    base = Path(root).resolve()
+    target = (base / rel).resolve()
+    if target != base and not target.is_relative_to(base):
+        raise PathEscapeError(f"path {str(rel)!r} resolves to {target}, outside the data root {base}")
+    return target
+
+
+def check_inside(roots: list[str | os.PathLike], path: str | os.PathLike) -> Path:
+    """Accept an absolute or relative path only if it lies under one of the allowed roots."""
+    target = Path(path).resolve()
+    for root in roots:
+        base = Path(root).resolve()
+        if target == base or target.is_relative_to(base):
+            return target
+    raise PathEscapeError(f"path {str(path)!r} is outside the allowed data roots ({', '.join(str(r) for r in roots)})")

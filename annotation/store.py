@@ -1,0 +1,259 @@
+"""The SQLite store (through sqlite-utils): one file, WAL mode, a schema version, append-only responses.
+
+Every write commits before it returns, so a caller that acknowledges after `add_*` never
+acknowledges something a crash could lose."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+import sqlite_utils
+
+from annotation.model import Response, Run, Session
+
+SCHEMA_VERSION = 1
+DEFAULT_DB = "ibench.sqlite"
+
+_TABLES: dict[str, dict[str, Any]] = {
+    "sessions": dict(columns={"id": str, "participant": str, "benchmark": str, "item_ids": str, "created": float,
+                              "settings": str, "current_index": int, "status": str, "data_dir": str},
+                     pk="id"),
+    "responses": dict(columns={"id": str, "item_id": str, "benchmark": str, "responder": str, "session_id": str,
+                               "t": float, "frame_t": float, "kind": str, "text": str, "audio_path": str,
+                               "wall_time": float, "page_id": str, "supersedes": str, "meta": str, "seq": int},
+                      pk="id"),
+    "runs": dict(columns={"id": str, "benchmark": str, "model_spec": str, "protocol": str, "data_dir": str,
+                          "config": str, "status": str, "n_total": int, "n_done": int, "created": float,
+                          "finished": float, "report": str, "error": str},
+                 pk="id"),
+    "run_items": dict(columns={"run_id": str, "item_id": str, "result": str, "created": float},
+                      pk=("run_id", "item_id")),
+    "verdicts": dict(columns={"key": str, "judge": str, "prompt_version": str, "score": float, "raw": str,
+                              "created": float},
+                     pk="key"),
+    "users": dict(columns={"name": str, "role": str, "password_hash": str, "created": float, "active": int},
+                  pk="name"),
+    "reviews": dict(columns={"id": str, "benchmark": str, "item_id": str, "user": str, "field": str,
+                             "old_value": str, "new_value": str, "reason": str, "status": str, "created": float},
+                    pk="id"),
+    "verifications": dict(columns={"id": str, "benchmark": str, "item_id": str, "target_id": str, "user": str,
+                                   "kind": str, "value": str, "created": float},
+                          pk="id"),
+}
+
+_INDEXES = [("responses", ["session_id", "item_id"]), ("responses", ["benchmark", "item_id"]),
+            ("reviews", ["benchmark", "item_id"]), ("verifications", ["benchmark", "item_id", "user"]),
+            ("run_items", ["run_id"])]
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:12]}"
+
+
+def _dumps(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False, sort_keys=True)
+
+
+class Store:
+    """All durable state of the app. Thread-safe: one connection guarded by a lock, WAL for readers
+    in other processes (a batch run in a subprocess, the CLI exporting while the app runs)."""
+
+    def __init__(self, path: str | os.PathLike = DEFAULT_DB):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30, isolation_level=None)
+        conn.execute("PRAGMA busy_timeout = 30000")
+        self.db = sqlite_utils.Database(conn)
+        self.db.enable_wal()
+        conn.execute("PRAGMA synchronous = FULL")
+        self._lock = threading.RLock()
+        self._migrate()
+
+    # -- schema -------------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        with self._lock:
+            meta = self.db["meta"]
+            if not meta.exists():
+                meta.create({"key": str, "value": str}, pk="key")
+            row = next(iter(meta.rows_where("key = ?", ["schema_version"])), None)
+            version = int(row["value"]) if row else 0
+            if version > SCHEMA_VERSION:
+                raise RuntimeError(f"{self.path}: schema version {version} is newer than this program ({SCHEMA_VERSION});"
+                                   " upgrade ibench-ui")
+            for name, spec in _TABLES.items():
+                table = self.db[name]
+                if not table.exists():
+                    table.create(spec["columns"], pk=spec["pk"])
+                else:  # upgrade in place: add any column a newer schema introduced
+                    have = set(table.columns_dict)
+                    for col, typ in spec["columns"].items():
+                        if col not in have:
+                            table.add_column(col, typ)
+            for table, cols in _INDEXES:
+                self.db[table].create_index(cols, if_not_exists=True)
+            meta.upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
+
+    def schema_version(self) -> int:
+        return int(self.db["meta"].get("schema_version")["value"])
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    # -- sessions -----------------------------------------------------------------------------
+    def create_session(self, participant: str, benchmark: str, item_ids: Iterable[str], settings: dict | None = None,
+                       data_dir: str = "", session_id: Optional[str] = None) -> Session:
+        s = Session(id=session_id or new_id("s"), participant=participant, benchmark=benchmark,
+                    item_ids=tuple(item_ids), created=time.time(), settings=dict(settings or {}))
+        with self._lock:
+            self.db["sessions"].insert({"id": s.id, "participant": s.participant, "benchmark": s.benchmark,
+                                        "item_ids": _dumps(list(s.item_ids)), "created": s.created,
+                                        "settings": _dumps(s.settings), "current_index": 0, "status": "open",
+                                        "data_dir": data_dir})
+        return s
+
+    def get_session(self, session_id: str) -> Optional[Session]:
+        with self._lock:
+            rows = list(self.db["sessions"].rows_where("id = ?", [session_id]))
+        return _session(rows[0]) if rows else None
+
+    def session_data_dir(self, session_id: str) -> str:
+        with self._lock:
+            rows = list(self.db["sessions"].rows_where("id = ?", [session_id], select="data_dir"))
+        return rows[0]["data_dir"] if rows else ""
+
+    def sessions(self, participant: Optional[str] = None, benchmark: Optional[str] = None) -> list[Session]:
+        where, args = [], []
+        if participant:
+            where.append("participant = ?"); args.append(participant)
+        if benchmark:
+            where.append("benchmark = ?"); args.append(benchmark)
+        with self._lock:
+            rows = list(self.db["sessions"].rows_where(" and ".join(where) or None, args, order_by="created"))
+        return [_session(r) for r in rows]
+
+    def set_session_progress(self, session_id: str, current_index: int, status: str = "open") -> None:
+        with self._lock:
+            self.db["sessions"].update(session_id, {"current_index": current_index, "status": status})
+
+    # -- responses (append-only) --------------------------------------------------------------
+    def add_response(self, r: Response) -> Response:
+        """Append one response and commit; returns it with its id."""
+        rid = r.id or new_id("r")
+        with self._lock:
+            seq = self.db.execute("select coalesce(max(seq), 0) + 1 from responses").fetchone()[0]
+            row = asdict(r)
+            row.update(id=rid, meta=_dumps(r.meta), seq=seq)
+            self.db["responses"].insert(row)
+        return Response(**{**asdict(r), "id": rid})
+
+    def responses(self, session_id: Optional[str] = None, item_id: Optional[str] = None,
+                  benchmark: Optional[str] = None, responder: Optional[str] = None,
+                  resolve_corrections: bool = True) -> list[Response]:
+        """Responses in log order; corrections replace the text of what they supersede (never its time)."""
+        where, args = [], []
+        for col, val in (("session_id", session_id), ("item_id", item_id), ("benchmark", benchmark),
+                         ("responder", responder)):
+            if val is not None:
+                where.append(f"{col} = ?"); args.append(val)
+        with self._lock:
+            rows = list(self.db["responses"].rows_where(" and ".join(where) or None, args, order_by="seq"))
+        out = [_response(r) for r in rows]
+        if not resolve_corrections:
+            return out
+        latest: dict[str, Response] = {}
+        for r in out:
+            if r.supersedes:
+                latest[r.supersedes] = r
+        return [Response(**{**asdict(r), "text": latest[r.id].text}) if r.id in latest else r
+                for r in out if not r.supersedes]
+
+    def correct_response(self, response_id: str, text: str, user: str) -> Response:
+        """Record a transcript correction as a new row; the original's time is kept."""
+        with self._lock:
+            rows = list(self.db["responses"].rows_where("id = ?", [response_id]))
+        if not rows:
+            raise KeyError(f"no response {response_id}")
+        orig = _response(rows[0])
+        return self.add_response(Response(id="", item_id=orig.item_id, benchmark=orig.benchmark,
+                                          responder=orig.responder, session_id=orig.session_id, t=orig.t,
+                                          kind=orig.kind, text=text, frame_t=orig.frame_t, wall_time=time.time(),
+                                          page_id=orig.page_id, supersedes=orig.id, meta={"corrected_by": user}))
+
+    # -- runs ---------------------------------------------------------------------------------
+    def create_run(self, run: Run) -> Run:
+        with self._lock:
+            self.db["runs"].insert({**asdict(run), "config": _dumps(run.config),
+                                    "report": _dumps(run.report) if run.report is not None else None})
+        return run
+
+    def get_run(self, run_id: str) -> Optional[Run]:
+        with self._lock:
+            rows = list(self.db["runs"].rows_where("id = ?", [run_id]))
+        return _run(rows[0]) if rows else None
+
+    def runs(self, benchmark: Optional[str] = None) -> list[Run]:
+        with self._lock:
+            rows = list(self.db["runs"].rows_where("benchmark = ?" if benchmark else None,
+                                                   [benchmark] if benchmark else [], order_by="created"))
+        return [_run(r) for r in rows]
+
+    def update_run(self, run_id: str, **fields) -> None:
+        if "report" in fields and fields["report"] is not None:
+            fields["report"] = _dumps(fields["report"])
+        if "config" in fields:
+            fields["config"] = _dumps(fields["config"])
+        with self._lock:
+            self.db["runs"].update(run_id, fields)
+
+    def add_run_item(self, run_id: str, item_id: str, result: dict) -> bool:
+        """Store one finished item of a run; a second write for the same item is ignored (resume)."""
+        with self._lock:
+            cur = self.db.execute("insert or ignore into run_items (run_id, item_id, result, created) values (?, ?, ?, ?)",
+                                  [run_id, item_id, _dumps(result), time.time()])
+            done = self.db.execute("select count(*) from run_items where run_id = ?", [run_id]).fetchone()[0]
+            self.db["runs"].update(run_id, {"n_done": done})
+            return cur.rowcount == 1
+
+    def run_items(self, run_id: str) -> dict[str, dict]:
+        with self._lock:
+            rows = list(self.db["run_items"].rows_where("run_id = ?", [run_id], order_by="rowid"))
+        return {r["item_id"]: json.loads(r["result"]) for r in rows}
+
+    # -- judge verdict cache (scoring.judges.cache.VerdictCache protocol) ---------------------
+    def get(self, key: str) -> Optional[dict]:
+        with self._lock:
+            rows = list(self.db["verdicts"].rows_where("key = ?", [key]))
+        return rows[0] if rows else None
+
+    def put(self, key: str, judge: str, prompt_version: str, score: Optional[float], raw: str) -> None:
+        with self._lock:
+            self.db["verdicts"].upsert({"key": key, "judge": judge, "prompt_version": prompt_version,
+                                        "score": score, "raw": raw, "created": time.time()}, pk="key")
+
+
+def _session(r: dict) -> Session:
+    return Session(id=r["id"], participant=r["participant"], benchmark=r["benchmark"],
+                   item_ids=tuple(json.loads(r["item_ids"])), created=r["created"],
+                   settings=json.loads(r["settings"] or "{}"), current_index=r["current_index"] or 0,
+                   status=r["status"] or "open")
+
+
+def _response(r: dict) -> Response:
+    return Response(id=r["id"], item_id=r["item_id"], benchmark=r["benchmark"], responder=r["responder"],
+                    session_id=r["session_id"], t=r["t"], kind=r["kind"], text=r["text"] or "",
+                    frame_t=r["frame_t"], audio_path=r["audio_path"], wall_time=r["wall_time"],
+                    page_id=r["page_id"] or "", supersedes=r["supersedes"], meta=json.loads(r["meta"] or "{}"))
+
+
+def _run(r: dict) -> Run:
+    return Run(id=r["id"], benchmark=r["benchmark"], model_spec=r["model_spec"], protocol=r["protocol"],
+               data_dir=r["data_dir"], config=json.loads(r["config"] or "{}"), status=r["status"],
+               n_total=r["n_total"] or 0, n_done=r["n_done"] or 0, created=r["created"] or 0.0,
+               finished=r["finished"], report=json.loads(r["report"]) if r["report"] else None)
