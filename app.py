@@ -1,0 +1,41 @@
+"""ibench-ui entry point: `python app.py` serves the studio; `python app.py <verb>` runs a command."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _serve(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python app.py", description="Serve the ibench-ui studio. "
+                                     "Commands: validate, list, score, run, export, report, users (python app.py <verb> -h)")
+    parser.add_argument("--db", default="ibench.sqlite", help="SQLite file (created on first start)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=None, help="default: Gradio's (7860 or the next free one)")
+    for b in ("interactionbench", "omniinteract", "proactivebench", "interactscope"):
+        parser.add_argument(f"--{b}", metavar="DIR", help=f"{b} dataset folder (default: the embedded demo)")
+    parser.add_argument("--asr-model", default=None, help="faster-whisper model: a local folder or a model name")
+    args = parser.parse_args(argv)
+
+    from annotation.store import Store
+    from ibench_ui.app import serve
+    from ibench_ui.context import AppContext
+
+    dirs = {b: getattr(args, b) for b in ("interactionbench", "omniinteract", "proactivebench", "interactscope")
+            if getattr(args, b)}
+    ctx = AppContext(store=Store(args.db), data_dirs={k: Path(v) for k, v in dirs.items()},
+                     asr_model=args.asr_model)
+    serve(ctx, host=args.host, port=args.port)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and not argv[0].startswith("-"):
+        from runners.cli import main as cli_main
+        return cli_main(argv)
+    return _serve(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""Browse tab: pick benchmark -> item, play its stream, list its request and targets with times."""
+from __future__ import annotations
+
+import gradio as gr
+
+from ibench_ui.context import AppContext, find_item
+from ibench_ui.render import esc, item_details_html, video_html
+
+
+def _item_choices(ctx: AppContext, benchmark: str) -> list[tuple[str, str]]:
+    ds = ctx.dataset(benchmark)
+    return [(f"{it.id} · {it.kind}", it.id) for it in ds.items]
+
+
+def build_browse(ctx: AppContext) -> None:
+    """Lay out the Browse tab inside the current Blocks context."""
+    first = ctx.benchmarks()[0]
+    choices = _item_choices(ctx, first)
+    with gr.Row():
+        bench = gr.Dropdown(ctx.benchmarks(), value=first, label="Benchmark", elem_id="browse-benchmark")
+        item = gr.Dropdown(choices, value=choices[0][1] if choices else None, label="Item", elem_id="browse-item")
+    first_item = find_item(ctx, first, choices[0][1]) if choices else None
+    with gr.Row():
+        with gr.Column(scale=3):
+            player = gr.HTML(video_html(first_item), elem_id="browse-player", js_on_load=None)
+        with gr.Column(scale=2):
+            details = gr.HTML(item_details_html(first_item) if first_item else "", elem_id="browse-details",
+                              js_on_load=None)
+    problems = gr.HTML(_problems_html(ctx, first), elem_id="browse-problems", js_on_load=None)
+
+    def on_bench(b: str):
+        ch = _item_choices(ctx, b)
+        first_id = ch[0][1] if ch else None
+        it = find_item(ctx, b, first_id) if first_id else None
+        return (gr.update(choices=ch, value=first_id), video_html(it),
+                item_details_html(it) if it else "", _problems_html(ctx, b))
+
+    def on_item(b: str, item_id: str):
+        it = find_item(ctx, b, item_id) if item_id else None
+        if it is None:
+            return video_html(None), f"<p>No item {esc(item_id)} in {esc(b)}.</p>"
+        return video_html(it), item_details_html(it)
+
+    bench.change(on_bench, [bench], [item, player, details, problems])
+    item.change(on_item, [bench, item], [player, details])
+
+
+def _problems_html(ctx: AppContext, benchmark: str) -> str:
+    ds = ctx.dataset(benchmark)
+    if not ds.problems:
+        return f'<p class="ib-ok">{len(ds)} items, no problems found in {esc(ds.root)}.</p>'
+    lis = "".join(f"<li>{esc(p)}</li>" for p in ds.problems[:50])
+    more = f"<li>… {len(ds.problems) - 50} more</li>" if len(ds.problems) > 50 else ""
+    return f"<details><summary>{len(ds.problems)} problem(s) in {esc(ds.root)}</summary><ul>{lis}{more}</ul></details>"

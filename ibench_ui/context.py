@@ -1,0 +1,53 @@
+"""Per-app state handed to every tab: the store and the loaded datasets. Built once in `build_app`;
+nothing lives at module level, because Gradio shares module globals across all users."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from annotation.dataset import Dataset
+from annotation.loaders import demo_dir, load
+from annotation.model import BENCHMARKS, Item
+from annotation.store import Store
+
+
+@dataclass
+class AppContext:
+    """The store plus one dataset folder per benchmark (the embedded demo unless overridden)."""
+    store: Store
+    data_dirs: dict[str, Path] = field(default_factory=dict)
+    asr_model: Optional[str] = None
+    _datasets: dict[str, Dataset] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self):
+        for b in BENCHMARKS:
+            self.data_dirs.setdefault(b, demo_dir(b))
+
+    def dataset(self, benchmark: str) -> Dataset:
+        """The benchmark's dataset, loaded once and reused; raises if that benchmark is not loaded."""
+        if benchmark not in self.data_dirs:
+            raise KeyError(f"benchmark {benchmark!r} is not loaded; available: {', '.join(self.data_dirs)}")
+        with self._lock:
+            if benchmark not in self._datasets:
+                self._datasets[benchmark] = load(benchmark, self.data_dirs[benchmark])
+            return self._datasets[benchmark]
+
+    def item(self, benchmark: str, item_id: str) -> Item:
+        return self.dataset(benchmark).get(item_id)
+
+    def media_roots(self) -> list[str]:
+        """Folders the web server may serve media from (each dataset's root, nothing else)."""
+        return sorted({str(Path(p).resolve()) for p in self.data_dirs.values()})
+
+    def benchmarks(self) -> list[str]:
+        return [b for b in BENCHMARKS if b in self.data_dirs]
+
+
+def find_item(ctx: AppContext, benchmark: str, item_id: str) -> Optional[Item]:
+    try:
+        return ctx.item(benchmark, item_id)
+    except KeyError:
+        return None

@@ -1,0 +1,60 @@
+"""HTML fragments shared by the tabs. Every dataset or user string goes through `esc`."""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any, Iterable, Optional
+from urllib.parse import quote
+
+from annotation.model import Item
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def media_url(path: str | Path) -> str:
+    """URL Gradio serves a file from disk under `allowed_paths` (Range requests work, no copy)."""
+    return "/gradio_api/file=" + quote(str(Path(path).resolve()))
+
+
+def video_html(item: Optional[Item], elem_id: str = "stream-video", controls: bool = True) -> str:
+    """A plain HTML5 player for the item's stream, or a notice when the item has no playable media."""
+    if item is None:
+        return f'<div class="ib-novideo" id="{esc(elem_id)}-empty">Choose an item.</div>'
+    path = item.stream.video_path
+    if not path or not Path(path).is_file():
+        return f'<div class="ib-novideo">No playable video for {esc(item.id)} ({esc(path or "none")}).</div>'
+    ctrl = " controls" if controls else ""
+    return (f'<video id="{esc(elem_id)}" src="{esc(media_url(path))}" preload="auto" playsinline{ctrl} '
+            f'data-item="{esc(item.id)}" style="width:100%;max-height:60vh;background:#000"></video>')
+
+
+def fmt_time(t: Optional[float]) -> str:
+    if t is None:
+        return "–"
+    m, s = divmod(float(t), 60.0)
+    return f"{int(m):02d}:{s:06.3f}"
+
+
+def table_html(headers: Iterable[str], rows: Iterable[Iterable[Any]], elem_id: str = "") -> str:
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
+    ident = f' id="{esc(elem_id)}"' if elem_id else ""
+    return f'<table class="ib-table"{ident}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def item_details_html(item: Item) -> str:
+    """The item's request and targets with their times, for the Browse and Review tabs."""
+    req = item.request
+    lines = [f'<div class="ib-request"><b>Request</b> ({esc(req.modality)}, at {esc(fmt_time(req.time))}): '
+             f'{esc(req.text)}</div>',
+             f'<div class="ib-kind">kind: <code>{esc(item.kind)}</code> · stream: {esc(item.stream.id)} · '
+             f'duration {esc(fmt_time(item.stream.duration))} · fps {esc(item.stream.fps)}</div>']
+    rows = []
+    for t in item.targets:
+        win = "–" if t.window is None else f"[{fmt_time(t.window[0])}, {fmt_time(t.window[1])}{']' if t.window_closed else ')'}"
+        rows.append((t.id, t.kind, fmt_time(t.anchor), win, t.label, t.reference if not isinstance(t.reference, dict)
+                     else ", ".join(f"{k}={v}" for k, v in t.reference.items())))
+    lines.append(table_html(["target", "kind", "anchor", "window", "label", "reference"], rows, "item-targets"))
+    return "\n".join(lines)

@@ -1,0 +1,78 @@
+"""The command line: `python app.py <verb>` (validate, list, score, run, export, report, users)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable, Optional
+
+from annotation.loaders import load
+from annotation.model import BENCHMARKS
+
+VERBS: dict[str, Callable[[argparse.ArgumentParser], None]] = {}
+
+
+def verb(name: str, help: str):
+    """Register a sub-command: the decorated function adds its arguments and sets its handler."""
+    def wrap(fn):
+        VERBS[name] = (help, fn)
+        return fn
+    return wrap
+
+
+@verb("validate", "load a dataset, print counts per item kind and every problem; exit 1 on errors")
+def _validate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("benchmark", choices=BENCHMARKS)
+    p.add_argument("path", nargs="?", help="dataset folder (default: the embedded demo)")
+    p.add_argument("--no-media", action="store_true", help="skip probing the video files")
+    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+
+    def run(a) -> int:
+        ds = load(a.benchmark, a.path, probe_media=not a.no_media)
+        print(f"{a.benchmark}: {len(ds)} items in {ds.root}")
+        for kind, n in ds.kind_counts().items():
+            print(f"  {kind}: {n}")
+        for prob in ds.problems:
+            print(prob)
+        n_err = len(ds.errors)
+        n_warn = len(ds.problems) - n_err
+        print(f"{n_err} error(s), {n_warn} warning(s)")
+        return 1 if n_err or (a.strict and n_warn) else 0
+    p.set_defaults(run=run)
+
+
+@verb("list", "print the item ids of a dataset, one per line")
+def _list(p: argparse.ArgumentParser) -> None:
+    p.add_argument("benchmark", choices=BENCHMARKS)
+    p.add_argument("--data", help="dataset folder (default: the embedded demo)")
+
+    def run(a) -> int:
+        ds = load(a.benchmark, a.data, probe_media=False)
+        for it in ds.items:
+            print(it.id)
+        for prob in ds.errors:
+            print(prob, file=sys.stderr)
+        return 1 if ds.errors else 0
+    p.set_defaults(run=run)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python app.py", description="ibench-ui: serve the studio (no verb) "
+                                     "or run a command")
+    sub = parser.add_subparsers(dest="verb", metavar="verb")
+    for name, (help_text, add) in VERBS.items():
+        add(sub.add_parser(name, help=help_text, description=help_text))
+    return parser
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except (ValueError, KeyError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1

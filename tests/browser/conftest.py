@@ -1,0 +1,86 @@
+"""Browser test setup: a real app server in a subprocess and Debian's Chromium through Playwright."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--autoplay-policy=no-user-gesture-required"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class AppServer:
+    """`python app.py` on a free port with its own SQLite file; restartable on the same file."""
+
+    def __init__(self, db: Path, extra_args: list[str] | None = None):
+        self.db = db
+        self.extra = extra_args or []
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = None
+        self.log = db.with_suffix(".log")
+
+    def start(self, timeout: float = 90) -> "AppServer":
+        env = dict(os.environ, HF_HUB_OFFLINE="1", GRADIO_ANALYTICS_ENABLED="False", PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen([sys.executable, "app.py", "--db", str(self.db), "--port", str(self.port),
+                                      *self.extra], cwd=REPO, env=env, stdout=open(self.log, "ab"),
+                                     stderr=subprocess.STDOUT)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"app exited early:\n{self.log.read_text()[-3000:]}")
+            try:
+                urllib.request.urlopen(self.url + "/", timeout=2)
+                return self
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError(f"app did not start in {timeout}s:\n{self.log.read_text()[-3000:]}")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def app_server(tmp_path_factory):
+    srv = AppServer(tmp_path_factory.mktemp("app") / "ibench.sqlite").start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is not installed (scripts/test.sh installs it)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
