@@ -56,6 +56,24 @@ def _list(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
+@verb("export", "export logged responses (jsonl or the benchmark's native prediction files)")
+def _export(p: argparse.ArgumentParser) -> None:
+    p.add_argument("what", choices=["responses"], help="what to export")
+    p.add_argument("--db", default="ibench.sqlite", help="SQLite store")
+    p.add_argument("--session", help="one session id (default: every session)")
+    p.add_argument("--format", choices=["jsonl", "native"], default="jsonl")
+    p.add_argument("--out", help="output file or folder (default: stdout for jsonl, ./export-<benchmark> for native)")
+    p.add_argument("--data", help="dataset folder for native export (default: the one the session used)")
+    p.add_argument("--human-reference", action="store_true",
+                   help="InteractionBench: apply the paper's human-reference shift to A-type answers")
+
+    def run(a) -> int:
+        from runners.export import export_responses
+        return export_responses(a.db, session=a.session, fmt=a.format, out=a.out, data=a.data,
+                                human_reference=a.human_reference)
+    p.set_defaults(run=run)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python app.py", description="ibench-ui: serve the studio (no verb) "
                                      "or run a command")

@@ -388,6 +388,40 @@ def fill_tool_verdicts(interaction: Mapping, prediction: Optional[Mapping]) -> d
     return pred
 
 
+def fill_judge_verdicts(interaction: Mapping, prediction: Optional[Mapping], judge,
+                        config: ISConfig = ISConfig()) -> dict:
+    """A copy of the prediction with content verdicts from `judge` (question, reference, text) -> [0, 1]
+    for speech responses inside a text target's window; score >= 0.5 is true.
+
+    Only timely pairs are judged (the others cannot count). A judge that raises leaves the pair without a
+    verdict and counts it in `unjudged_pairs`, so it is excluded rather than silently scored false when
+    `missing_verdict="exclude"`."""
+    pred = dict(prediction or {"interaction_id": interaction.get("interaction_id"), "responses": []})
+    question = str(interaction.get("query_text") or "")
+    text_targets = [t for t in interaction.get("targets") or () if _tool_parts(t.get("reference")) is None
+                    and t.get("reference") is not None]
+    failed = 0
+    responses = []
+    for r in pred.get("responses") or ():
+        r = dict(r)
+        verdicts = dict(r.get("verdicts") or {})
+        if r.get("kind") != "tool_call" and r.get("text"):
+            for t in text_targets:
+                tid = str(t.get("id"))
+                if tid in verdicts or not _inside(response_time(r, config), target_window(t, interaction, config),
+                                                  config.window_closed):
+                    continue
+                try:
+                    verdicts[tid] = float(judge(question, str(t["reference"]), str(r["text"]))) >= 0.5
+                except Exception:  # noqa: BLE001 - any judge failure means "no verdict", counted below
+                    failed += 1
+        r["verdicts"] = verdicts
+        responses.append(r)
+    pred["responses"] = responses
+    pred["unjudged_pairs"] = failed + int((prediction or {}).get("unjudged_pairs") or 0)
+    return pred
+
+
 # ---------------------------------------------------------------- validation
 
 def _is_num(v: Any) -> bool:

@@ -1,0 +1,63 @@
+"""Export logged responses as JSONL rows or as each benchmark's native prediction files."""
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Optional
+
+from annotation.loaders import load
+from annotation.predictions import native_predictions, write_native
+from annotation.store import Store
+
+JSONL_FIELDS = ("participant", "session", "benchmark", "item", "t", "frame_t", "kind", "text", "wall_time")
+
+
+def response_rows(store: Store, session: Optional[str] = None) -> list[dict]:
+    """Every logged response (corrections applied) with its participant, in log order."""
+    sessions = {s.id: s for s in store.sessions()}
+    if session and session not in sessions:
+        raise KeyError(f"no session {session!r} in {store.path}")
+    rows = []
+    for r in store.responses(session_id=session):
+        s = sessions.get(r.session_id)
+        rows.append({"participant": s.participant if s else r.responder.split(":", 1)[-1], "session": r.session_id,
+                     "benchmark": r.benchmark, "item": r.item_id, "t": r.t, "frame_t": r.frame_t, "kind": r.kind,
+                     "text": r.text, "wall_time": r.wall_time, "responder": r.responder, "id": r.id,
+                     "page_id": r.page_id, "audio_path": r.audio_path})
+    return rows
+
+
+def export_responses(db: str, session: Optional[str] = None, fmt: str = "jsonl", out: Optional[str] = None,
+                     data: Optional[str] = None, human_reference: bool = False) -> int:
+    store = Store(db)
+    if fmt == "jsonl":
+        rows = response_rows(store, session)
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        if out:
+            Path(out).write_text(text, encoding="utf-8")
+            print(f"wrote {len(rows)} responses to {out}", file=sys.stderr)
+        else:
+            sys.stdout.write(text)
+        return 0
+    sessions = [store.get_session(session)] if session else store.sessions()
+    if session and sessions[0] is None:
+        raise KeyError(f"no session {session!r} in {store.path}")
+    by_bench: dict[str, list] = defaultdict(list)
+    for s in sessions:
+        by_bench[s.benchmark].append(s)
+    for bench, group in by_bench.items():
+        data_dir = data or store.session_data_dir(group[0].id) or None
+        ds = load(bench, data_dir, probe_media=False)
+        # every item a session was given gets a line, so unanswered items score as silent
+        for s in group:
+            by_item = {iid: [] for iid in s.item_ids if iid in ds}
+            for r in store.responses(session_id=s.id):
+                if r.item_id in by_item:
+                    by_item[r.item_id].append(r)
+            preds = native_predictions(bench, ds, by_item, human_reference=human_reference)
+            target = Path(out or f"export-{bench}") / (s.id if len(sessions) > 1 else "")
+            path = write_native(bench, ds, preds, target, model=f"human-{s.participant}")
+            print(f"{bench}: session {s.id} ({s.participant}), {len(preds)} items -> {path}", file=sys.stderr)
+    return 0
