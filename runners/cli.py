@@ -74,6 +74,54 @@ def _export(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
+@verb("run", "evaluate a model on a benchmark in the background; resumes an interrupted run with the same arguments")
+def _run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--benchmark", required=True, choices=BENCHMARKS)
+    p.add_argument("--model", required=True, help="openai:<model>@<base_url> | hf:<path> | plugin:<module>:<Class> | "
+                                                  "baseline:<silent|always|periodic[:N]|motion>")
+    p.add_argument("--data", help="dataset folder (default: the embedded demo)")
+    p.add_argument("--protocol", help="default: the benchmark's paper protocol")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="protocol option, e.g. interval=1.0 sample_fps=2 max_frames=16 (repeatable)")
+    p.add_argument("--limit", type=int, help="only the first N items")
+    p.add_argument("--items", help="file with one item id per line (a split)")
+    p.add_argument("--concurrency", type=int, default=1, help="items in flight at once (HTTP backends)")
+    p.add_argument("--judge", help="content judge spec for scoring (default: the benchmark's reference judge)")
+    p.add_argument("--db", default="ibench.sqlite")
+    p.add_argument("--out", help="folder for report.json and the native prediction files")
+
+    def run(a) -> int:
+        from runners.run_cmd import run_command
+        return run_command(a)
+    p.set_defaults(run=run)
+
+
+@verb("score", "score predictions with a benchmark's scorer; writes JSON and prints the paper table")
+def _score(p: argparse.ArgumentParser) -> None:
+    p.add_argument("benchmark", choices=BENCHMARKS)
+    p.add_argument("--data", help="dataset folder (default: the embedded demo)")
+    p.add_argument("--preds", help="prediction file (interactionbench preds.jsonl, proactivebench preds.jsonl, "
+                                   "interactscope responses.jsonl)")
+    p.add_argument("--outputs", help="omniinteract: the model's outputs folder holding batch_summary.json")
+    p.add_argument("--judge", help="judge spec: lexical | cache:<glob> | ensemble:<a,b> | openai:<model>@<url> | "
+                                   "hf:<path> | semantic")
+    p.add_argument("--mcq-key", dest="mcq_key", help="interactionbench: answer key (mcq_key_v4.jsonl)")
+    p.add_argument("--delta", type=float, help="interactionbench: delay at which timing credit reaches 0 (5 s)")
+    p.add_argument("--pre-tol", dest="pre_tol", help="interactionbench: tolerance before an event, seconds or inf (1)")
+    p.add_argument("--gate", action="store_true", help="interactionbench: content gate (ablation)")
+    p.add_argument("--gate-thresh", dest="gate_thresh", type=float, help="interactionbench: gate threshold (0.3)")
+    p.add_argument("--skip-missing", dest="skip_missing", action="store_true",
+                   help="interactionbench: drop items without a prediction line instead of scoring them silent")
+    p.add_argument("--items", help="interactionbench: split file, one item id per line")
+    p.add_argument("--model-name", dest="model_name", help="row label in the printed table")
+    p.add_argument("--out", help="write the report here (JSON)")
+
+    def run(a) -> int:
+        from runners.score_cmd import score_command
+        return score_command(a)
+    p.set_defaults(run=run)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python app.py", description="ibench-ui: serve the studio (no verb) "
                                      "or run a command")
@@ -94,3 +142,5 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (ValueError, KeyError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+import runners.cli_annotation  # noqa: E402,F401
+import runners.cli_report  # noqa: E402,F401

@@ -58,3 +58,75 @@ def write_report(report: dict, out: Optional[str]) -> None:
     if out:
         write_json(Path(out), _finite(report))
         print(f"wrote {out}", file=sys.stderr)
+
+
+def print_table(benchmark: str, report: dict, model: str = "model") -> None:
+    """The paper-style table of a report, on stdout."""
+    if benchmark == "interactionbench":
+        from scoring.interactionbench import format_table
+        print(format_table(report))
+    elif benchmark == "omniinteract":
+        from scoring.omniinteract import format_table
+        print(format_table(report["summary"]))
+    elif benchmark == "proactivebench":
+        from scoring.proactivebench import format_table
+        print(format_table(report, model))
+    else:
+        from scoring.interactscope import format_table
+        print(format_table(report, model))
+    for w in report.get("warnings", []) or []:
+        print(f"warning: {w}", file=sys.stderr)
+
+
+def score_command(a) -> int:
+    """Dispatch `python app.py score <benchmark>` to the benchmark's scorer, write --out, print the table."""
+    b = a.benchmark
+    ib_only = [f for f in ("mcq_key", "delta", "pre_tol", "gate_thresh", "items") if getattr(a, f) is not None]
+    if b != "interactionbench" and (ib_only or a.gate or a.skip_missing):
+        raise ValueError(f"options {', '.join(ib_only) or '--gate/--skip-missing'} apply to interactionbench only")
+    if b == "omniinteract":
+        if not a.outputs:
+            raise ValueError("score omniinteract needs --outputs DIR (the folder holding batch_summary.json)")
+        from scoring.omniinteract import evaluate
+        from runners.evaluate import oi_transport
+        data = a.data or str(_demo(b))
+        report = evaluate(data, a.outputs, oi_transport(a.judge))
+    else:
+        if not a.preds:
+            raise ValueError(f"score {b} needs --preds FILE")
+        if b == "interactionbench":
+            from scoring import interactionbench as ib
+            cfg = ib.IBConfig(delta=a.delta if a.delta is not None else 5.0,
+                              pre_tol=_tol(a.pre_tol) if a.pre_tol is not None else 1.0,
+                              use_gate=bool(a.gate), gate_thresh=a.gate_thresh if a.gate_thresh is not None else 0.3,
+                              skip_missing=bool(a.skip_missing),
+                              items=_read_items(a.items) if a.items else None)
+            report = ib.evaluate(a.data or str(_demo(b)), a.preds, mcq_key_path=a.mcq_key, judge_spec=a.judge,
+                                 config=cfg)
+        elif b == "proactivebench":
+            report = score_proactivebench(a.data, a.preds)
+        else:
+            from runners.evaluate import build_content_judge
+            report = score_interactscope(a.data, a.preds, judge=build_content_judge(a.judge))
+    write_report(report, a.out)
+    print_table(b, report, a.model_name or Path(a.preds or a.outputs).stem)
+    return 0
+
+
+def _tol(v: str) -> float:
+    if str(v).lower() in ("inf", "infinity"):
+        return float("inf")
+    try:
+        return float(v)
+    except ValueError:
+        raise ValueError(f"--pre-tol {v!r}: expected seconds or 'inf'") from None
+
+
+def _read_items(path: str) -> tuple[str, ...]:
+    from runners.run_cmd import read_item_list
+    return read_item_list(path)
+
+
+def _demo(benchmark: str) -> Path:
+    from annotation.loaders import demo_dir
+    return demo_dir(benchmark)

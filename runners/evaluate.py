@@ -1,0 +1,114 @@
+"""The glue between a driven item and the scorers: a run item's stored result, scoring a finished run,
+and writing its report and native prediction files. Shared by the batch runner, the CLI and the UI."""
+from __future__ import annotations
+
+import tempfile
+import threading
+from pathlib import Path
+from typing import Optional
+
+from annotation.dataset import Dataset
+from annotation.jsonio import write_json
+from annotation.predictions import write_native
+
+
+def native_prediction(benchmark: str, item, trace, model: str = "") -> object:
+    """The benchmark's native prediction record for one driven item."""
+    from runners.protocols import emissions_to_oi_transcript
+
+    if benchmark == "interactionbench":
+        return trace.to_interactionbench(item.native["video_id"], item.native["item_index"], model=model or None)
+    if benchmark == "proactivebench":
+        return {"item_id": item.id, **trace.to_proactivebench()}
+    if benchmark == "interactscope":
+        return {"interaction_id": item.id, "responses": trace.to_interactscope()}
+    if benchmark == "omniinteract":
+        return emissions_to_oi_transcript(trace.emissions)
+    raise ValueError(f"unknown benchmark {benchmark!r}")
+
+
+def item_result(benchmark: str, item, protocol, backend, cancel: Optional[threading.Event] = None) -> dict:
+    """Drive one item and return what the store keeps for it (JSON-ready)."""
+    from runners.protocols import drive
+
+    trace = drive(item, protocol, backend, cancel=cancel)
+    return {"item_id": item.id, "prediction": native_prediction(benchmark, item, trace, getattr(backend, "name", "")),
+            "emissions": [{"t": e.t, "content": e.content, "kind": e.kind, "tool": e.tool, "frame_t": e.frame_t,
+                           "latency_s": round(e.latency_s, 4)} for e in trace.emissions],
+            "n_polls": trace.n_polls, "n_errors": trace.n_errors, "skipped_ticks": trace.skipped_ticks,
+            "poll_latency_mean": round(sum(trace.poll_latencies) / len(trace.poll_latencies), 5)
+            if trace.poll_latencies else None,
+            "failed": trace.failed, "cancelled": trace.cancelled, "hindsight": trace.hindsight}
+
+
+def build_content_judge(spec: Optional[str], store=None):
+    """A (question, gt, pred) -> [0, 1] judge from a spec; None means the benchmark's reference default."""
+    if not spec or spec == "lexical":
+        return None
+    if spec.startswith(("cache:", "ensemble:")):
+        from scoring.judges.stored import build_stored_judge
+        return build_stored_judge(spec)
+    from scoring.judges import build_judge
+    return build_judge(spec, cache=store)
+
+
+def oi_transport(spec: Optional[str], store=None):
+    """The OmniInteract judge transport for a spec; no spec gives the reference's dry run (neutral / 0)."""
+    from scoring.omniinteract.judge import dry_run_transport
+    if not spec:
+        return dry_run_transport
+    from scoring.judges import ChatTransport, make_raw_transport, parse_judge_spec
+    js = parse_judge_spec(spec)
+    if js.kind != "openai":
+        raise ValueError(f"OmniInteract needs an LLM judge (openai:<model>@<base_url>); got {spec!r}")
+    return make_raw_transport(ChatTransport(js.model, base_url=js.base_url, api_key_env=js.key_env), cache=store)
+
+
+def score_predictions(benchmark: str, ds: Dataset, item_ids: list[str], preds: dict, judge: Optional[str] = None,
+                      store=None, model: str = "model") -> dict:
+    """Score native predictions (item id -> record) of the given items with the benchmark's scorer."""
+    if benchmark == "interactionbench":
+        from scoring import interactionbench as ib
+        rows = [ds.get(i).native for i in item_ids]
+        return ib.score(rows, list(preds.values()), ib.IBConfig(), judge=build_content_judge(judge, store))
+    if benchmark == "proactivebench":
+        from scoring import proactivebench as pb
+        return pb.score([ds.get(i).native for i in item_ids], preds)
+    if benchmark == "interactscope":
+        from scoring import interactscope as isc
+        content_judge = build_content_judge(judge, store)
+        filled = {}
+        for iid, pred in preds.items():
+            native = ds.get(iid).native
+            pred = isc.fill_tool_verdicts(native, pred)
+            if content_judge is not None:
+                pred = isc.fill_judge_verdicts(native, pred, content_judge)
+            filled[iid] = pred
+        return isc.score([ds.get(i).native for i in item_ids], filled)
+    if benchmark == "omniinteract":
+        from scoring.omniinteract import evaluate as oi_evaluate
+        with tempfile.TemporaryDirectory() as tmp:
+            summary = write_native("omniinteract", ds, {i: preds[i] for i in item_ids}, Path(tmp) / "outputs",
+                                   model=_folder_name(model))
+            return oi_evaluate(ds.root, summary.parent, oi_transport(judge, store))
+    raise ValueError(f"unknown benchmark {benchmark!r}")
+
+
+def score_run(benchmark: str, ds: Dataset, item_ids: list[str], results: dict, judge: Optional[str] = None,
+              store=None) -> dict:
+    """Score a finished run from its stored per-item results."""
+    preds = {iid: results[iid]["prediction"] for iid in item_ids if iid in results}
+    return score_predictions(benchmark, ds, item_ids, preds, judge=judge, store=store)
+
+
+def _folder_name(model: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in model) or "model"
+
+
+def write_outputs(benchmark: str, ds: Dataset, results: dict, report: dict, out_dir: Path, model: str) -> list[Path]:
+    """report.json plus the benchmark's native prediction files under out_dir."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json(out_dir / "report.json", report)
+    preds = {iid: r["prediction"] for iid, r in results.items()}
+    target = out_dir / "outputs" if benchmark == "omniinteract" else out_dir
+    return [out_dir / "report.json", write_native(benchmark, ds, preds, target, model=_folder_name(model))]

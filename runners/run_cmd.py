@@ -1,0 +1,64 @@
+"""`python app.py run …`: a batch evaluation in the foreground with a tqdm bar (the UI uses BatchRunner directly)."""
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+
+from annotation.loaders import demo_dir
+from annotation.store import Store
+from runners.batch import BatchRunner, RunSpec
+
+
+def parse_options(pairs: list[str]) -> dict:
+    """KEY=VALUE pairs; values parsed as JSON when they are (numbers, true/false), else kept as text."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--option {pair!r}: expected KEY=VALUE")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def read_item_list(path: str) -> tuple[str, ...]:
+    ids = tuple(line.strip() for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()
+                and not line.startswith("#"))
+    if not ids:
+        raise ValueError(f"{path}: no item ids (one per line expected)")
+    return ids
+
+
+def run_command(a) -> int:
+    from tqdm import tqdm
+
+    from runners.protocols import DEFAULT_FOR_BENCHMARK
+    data = str(Path(a.data).resolve()) if a.data else str(demo_dir(a.benchmark))
+    spec = RunSpec(benchmark=a.benchmark, model=a.model, data_dir=data,
+                   protocol=a.protocol or DEFAULT_FOR_BENCHMARK[a.benchmark], options=parse_options(a.option),
+                   items=read_item_list(a.items) if a.items else None, limit=a.limit, judge=a.judge)
+    store = Store(a.db)
+    bar = tqdm(total=0, unit="item", desc=f"{a.benchmark} {a.model}", file=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    runner = BatchRunner(store, spec, out_dir=a.out, concurrency=a.concurrency, on_progress=progress)
+    signal.signal(signal.SIGINT, lambda *_: runner.cancel())
+    report = runner.run()
+    bar.close()
+    if report.get("status") == "cancelled":
+        print(f"cancelled after {report['n_done']}/{report['n_total']} items; run again to resume ({runner.run_id})")
+        return 130
+    from runners.score_cmd import print_table
+    print(f"run {runner.run_id}: {len(store.run_items(runner.run_id))} items")
+    print_table(a.benchmark, report, a.model)
+    if a.out:
+        print(f"report and native predictions in {a.out}")
+    return 0
