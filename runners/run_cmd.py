@@ -25,6 +25,18 @@ def parse_options(pairs: list[str]) -> dict:
     return out
 
 
+TUNABLE_PROTOCOLS = ("sliding", "cumulative", "interleaved", "blind")
+
+
+def resolve_options(protocol: str, options: dict, backend) -> dict:
+    """Explicit options win. Without any, a backend's `protocol_hints` (e.g. the motion baseline's denser ticks)
+    apply to InteractionBench's polling protocols only; the fixed 1-s protocols keep their paper timing. The
+    result is stored with the run, so what was scored is always on record."""
+    if options or protocol not in TUNABLE_PROTOCOLS:
+        return options
+    return dict(getattr(backend, "protocol_hints", {}) or {})
+
+
 def read_item_list(path: str) -> tuple[str, ...]:
     ids = tuple(line.strip() for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()
                 and not line.startswith("#"))
@@ -36,10 +48,13 @@ def read_item_list(path: str) -> tuple[str, ...]:
 def run_command(a) -> int:
     from tqdm import tqdm
 
+    from runners.backends import load_backend
     from runners.protocols import DEFAULT_FOR_BENCHMARK
     data = str(Path(a.data).resolve()) if a.data else str(demo_dir(a.benchmark))
-    spec = RunSpec(benchmark=a.benchmark, model=a.model, data_dir=data,
-                   protocol=a.protocol or DEFAULT_FOR_BENCHMARK[a.benchmark], options=parse_options(a.option),
+    backend = load_backend(a.model)
+    protocol = a.protocol or DEFAULT_FOR_BENCHMARK[a.benchmark]
+    options = resolve_options(protocol, parse_options(a.option), backend)
+    spec = RunSpec(benchmark=a.benchmark, model=a.model, data_dir=data, protocol=protocol, options=options,
                    items=read_item_list(a.items) if a.items else None, limit=a.limit, judge=a.judge)
     store = Store(a.db)
     bar = tqdm(total=0, unit="item", desc=f"{a.benchmark} {a.model}", file=sys.stderr)
@@ -49,7 +64,10 @@ def run_command(a) -> int:
         bar.n = done
         bar.refresh()
 
-    runner = BatchRunner(store, spec, out_dir=a.out, concurrency=a.concurrency, on_progress=progress)
+    if options:
+        print(f"protocol {protocol} with options {options}", file=sys.stderr)
+    runner = BatchRunner(store, spec, out_dir=a.out, concurrency=a.concurrency, on_progress=progress,
+                         backend=backend)
     signal.signal(signal.SIGINT, lambda *_: runner.cancel())
     report = runner.run()
     bar.close()
