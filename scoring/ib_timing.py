@@ -1,0 +1,117 @@
+"""InteractionBench decision timing (reference `metrics.py decision_timing`): events, attribution of
+emissions to standard response times r*, and the TA / SC axes with their diagnostics."""
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Callable, NamedTuple, Optional, Sequence
+
+from scoring.refmath import exact_mean
+
+# emission = (t, content) after filtering empty contents and a stable sort by t
+Emission = tuple[float, str]
+Gate = Callable[[int, str], bool]
+
+
+class Event(NamedTuple):
+    """One standard response time r* and its (merged) reference text."""
+    time: float
+    ref: str
+
+
+def merge_events(timed_answers: Sequence[dict]) -> list[Event]:
+    """Group answers by exactly equal time_s into one event each; references joined with '; ', by time."""
+    groups: dict[float, list[str]] = {}
+    for a in timed_answers:
+        groups.setdefault(float(a["time_s"]), []).append(a.get("content") or "")
+    return [Event(t, "; ".join(c for c in groups[t] if c)) for t in sorted(groups)]
+
+
+@dataclass
+class Timing:
+    """The outcome of attributing emissions to events: per event the matched emission and delay."""
+    n_gt: int
+    n_resp: int
+    match: list[Optional[int]]       # emission index per event
+    delay: list[Optional[float]]
+    v_premature: int = 0
+    v_redundant: int = 0
+    v_spurious: int = 0
+
+    @property
+    def n_matched(self) -> int:
+        return sum(m is not None for m in self.match)
+
+    def fields(self, delta: float, sc_defined: bool = True) -> dict:
+        """The record's timing fields, in reference order (TA, SC, counts, precision, delay, miss)."""
+        n_gt, n_resp = self.n_gt, self.n_resp
+        delays = [d for d in self.delay if d is not None]
+        matched = len(delays)
+        if matched:
+            # missed events score 0.0; the exact mean does not depend on the order of the terms
+            scores = [max(0.0, 1.0 - d / delta) for d in delays]
+            scores.extend([0.0] * (n_gt - matched))
+            ta = round(100 * exact_mean(scores), 1)
+        else:
+            ta = 0.0
+        viol = self.v_premature + self.v_redundant + self.v_spurious
+        return {
+            "timing_accuracy": ta,
+            "silence_compliance": round(100 * max(0.0, 1 - viol / max(n_gt, 1)), 1) if (n_resp and sc_defined) else None,
+            "n_gt": n_gt,
+            "n_resp": n_resp,
+            "n_matched": matched,
+            "n_violations": viol,
+            "v_premature": self.v_premature,
+            "v_redundant": self.v_redundant,
+            "v_spurious": self.v_spurious,
+            "response_precision": round(matched / n_resp, 3) if n_resp else None,
+            "delay_mean_s": round(exact_mean(delays), 2) if matched else None,
+            "miss_rate": round((n_gt - matched) / n_gt, 3),
+        }
+
+
+def decision_timing(times: Sequence[float], ems: Sequence[Emission], pre_tol: float = 1.0,
+                    gate: Optional[Gate] = None) -> Timing:
+    """Attribute time-sorted emissions to events (times sorted, distinct).
+
+    Finite tolerance: a = t + pre_tol; before r*_1 -> premature; else event n = last r*_n <= a; taken ->
+    redundant; gate rejects -> spurious; else matched with delay max(0, t - r*_n).
+    Infinite tolerance (human-reference mode): greedy, never premature/spurious, no gate."""
+    n = len(times)
+    match: list[Optional[int]] = [None] * n
+    delay: list[Optional[float]] = [None] * n
+    out = Timing(n, len(ems), match, delay)
+    if n == 0:
+        return out
+    first = times[0]
+    if math.isinf(pre_tol) and pre_tol > 0:
+        for i, (t, _) in enumerate(ems):
+            if t < first:
+                k, d = 0, 0.0
+            else:
+                k = bisect_right(times, t) - 1
+                d = t - times[k]
+                if match[k] is not None and k + 1 < n and match[k + 1] is None:
+                    k, d = k + 1, 0.0
+            if match[k] is not None:
+                out.v_redundant += 1
+                continue
+            match[k], delay[k] = i, d
+        return out
+    for i, (t, text) in enumerate(ems):
+        a = t + pre_tol
+        if a < first:
+            out.v_premature += 1
+            continue
+        k = bisect_right(times, a) - 1
+        if match[k] is not None:
+            out.v_redundant += 1
+            continue
+        if gate is not None and not gate(k, text):
+            out.v_spurious += 1
+            continue
+        match[k] = i
+        delay[k] = max(0.0, t - times[k])
+    return out

@@ -1,0 +1,104 @@
+"""InteractionBench multiple-choice scoring (reference `mcq.py`): the answer key, option letters and
+the letter / option-F1 / containment matcher, quirks included; `fixed=True` corrects the letter quirks."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Optional
+
+from scoring.lexical import f1_tokens, normalize, tokens
+
+LETTERS = "ABCDEF"
+LETTER_WINDOW = 40
+
+
+@dataclass(frozen=True)
+class MCQKey:
+    """One key row: the options as shown (answer inserted at correct_index) and the correct index."""
+    item_id: str
+    options: tuple[str, ...]
+    correct_index: int
+
+    @property
+    def correct_letter(self) -> str:
+        """A-F; an option beyond F has no letter (it can still be picked by its text)."""
+        return LETTERS[self.correct_index] if self.correct_index < len(LETTERS) else ""
+
+
+def key_from_row(row: dict, where: str = "mcq key") -> MCQKey:
+    """Build an MCQKey from a `{item_id, correct_index, answer_text, distractors[]}` row."""
+    try:
+        iid = str(row["item_id"])
+        idx = int(row["correct_index"])
+        options = [str(d) for d in row.get("distractors") or []]
+        options.insert(idx, str(row["answer_text"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: row {row!r} needs item_id, correct_index, answer_text, distractors ({exc})") from None
+    if not 0 <= idx < len(options):
+        raise ValueError(f"{where}: item {iid}: correct_index {idx} is outside its {len(options)} options")
+    return MCQKey(iid, tuple(options), idx)
+
+
+def load_key(rows: Iterable[dict], where: str = "mcq key") -> dict[str, MCQKey]:
+    """item_id -> MCQKey; a later row for the same item replaces an earlier one."""
+    return {k.item_id: k for k in (key_from_row(r, where) for r in rows)}
+
+
+def read_key_file(path: str | Path) -> list[dict]:
+    """The rows of an mcq_key_v4.jsonl file (blank lines skipped)."""
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
+    return rows
+
+
+def _letter_pattern(n_options: int, fixed: bool) -> re.Pattern:
+    letters = LETTERS[:n_options]
+    if fixed:  # an uppercase letter standing alone (neighbours are not letters or digits of any case)
+        return re.compile(rf"(?<![^\W_])([{letters}])(?![^\W_])")
+    cls = letters + letters.lower()
+    return re.compile(rf"(?<![a-z0-9])([{cls}])(?![a-z0-9])")
+
+
+_PATTERNS = {(n, f): _letter_pattern(n, f) for n in range(1, len(LETTERS) + 1) for f in (False, True)}
+
+
+def match_option(key: MCQKey, pred: Optional[str], fixed: bool = False) -> Optional[int]:
+    """The option index the prediction picks, or None when it picks none."""
+    s = (pred or "").strip()
+    if not s:
+        return None
+    m = _PATTERNS[(min(len(key.options), len(LETTERS)), fixed)].search(s[:LETTER_WINDOW])
+    if m:
+        return LETTERS.index(m.group(1).upper())
+    p = tokens(s)
+    f1s = [f1_tokens(tokens(o), p) for o in key.options]
+    best = max(range(len(f1s)), key=f1s.__getitem__)
+    if f1s[best] >= 0.5 and all(f1s[best] > f for i, f in enumerate(f1s) if i != best):
+        return best
+    np_ = normalize(s)
+    hits = [i for i, o in enumerate(key.options) if (no := normalize(o)) and no in np_]
+    return hits[0] if len(hits) == 1 else None
+
+
+def score_option(key: MCQKey, pred: Optional[str], fixed: bool = False) -> float:
+    """1.0 when the prediction picks the correct option, else 0.0."""
+    return 1.0 if match_option(key, pred, fixed) == key.correct_index else 0.0
+
+
+@dataclass(frozen=True)
+class MCQScorer:
+    """A judge-shaped callable (question, gt, pred) -> 0/1 for one keyed item; ignores question and gt."""
+    key: MCQKey
+    fixed: bool = False
+    name: str = "mcq"
+
+    def __call__(self, question: str, gt: Optional[str], pred: Optional[str]) -> float:
+        return score_option(self.key, pred, self.fixed)
