@@ -108,8 +108,9 @@ def _check_item(ck: _Checker, iid: str, it: Any, duration: float) -> bool:
     return ok and sum(p.severity == "error" for p in ck.problems) == n_errors
 
 
-def _read_video_file(path: Path, root: Path) -> tuple[Optional[dict], list[dict], list[Problem]]:
-    """One annotation file -> (video header, golden-shaped rows, problems)."""
+def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Optional[dict], list[dict], list[Problem]]:
+    """One annotation file -> (video header, golden-shaped rows, problems). With `keep_all`, items with errors
+    are kept as the reference reads them (it scores e.g. an unknown capability as a trigger)."""
     label = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
     ck = _Checker(label)
     doc, prob = read_json(path, label)
@@ -142,7 +143,7 @@ def _read_video_file(path: Path, root: Path) -> tuple[Optional[dict], list[dict]
     rows = []
     for idx, it in enumerate(items):
         iid = f"{vid}#{idx}"
-        if _check_item(ck, iid, it, float(duration)):
+        if _check_item(ck, iid, it, float(duration)) or (keep_all and isinstance(it, dict)):
             rows.append({"video_id": vid, "item_index": idx, "domain": domain, "duration_s": float(duration), **it})
     header = {"video_id": vid, "domain": domain, "duration_s": float(duration), "video": doc.get("video"),
               "file": label, "doc": doc}
@@ -150,11 +151,12 @@ def _read_video_file(path: Path, root: Path) -> tuple[Optional[dict], list[dict]
 
 
 def load_rows(data_dir: str | Path) -> list[dict]:
-    """Golden-shaped item rows (video fields added) in reference order, for the scorer."""
+    """Golden-shaped item rows (video fields added) in reference order, for the scorer: every item the
+    reference would read, even those `load` reports errors for (validate first to see them)."""
     root = Path(data_dir)
     rows: list[dict] = []
     for path in annotation_files(root):
-        _, file_rows, _ = _read_video_file(path, root)
+        _, file_rows, _ = _read_video_file(path, root, keep_all=True)
         rows.extend(file_rows)
     return rows
 

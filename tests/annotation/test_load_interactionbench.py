@@ -147,3 +147,10 @@ def test_every_problem_is_reported_not_only_the_first(tmp_path):
     write_video(tmp_path, "v2", [{**B_ITEM, "question_time_s": "soon"}])
     errors = load("interactionbench", tmp_path, probe_media=False).errors
     assert {p.item for p in errors} == {"v1#0", "v1#1", "v2#0"}
+
+
+def test_rows_for_the_scorer_keep_items_the_reference_reads(tmp_path):
+    """The validator flags an unknown capability, but the reference still scores the item (as a trigger)."""
+    write_video(tmp_path, "v1", [{**B_ITEM, "capability": "XYZ"}])
+    assert load("interactionbench", tmp_path, probe_media=False).errors
+    assert [r["capability"] for r in ib.load_rows(tmp_path)] == ["XYZ"]
