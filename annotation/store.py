@@ -16,7 +16,7 @@ from typing import Any, Iterable, Optional
 
 import sqlite_utils
 
-from annotation.model import Response, Run, Session
+from annotation.model import Response, Review, Run, Session, Verification
 
 SCHEMA_VERSION = 1
 DEFAULT_DB = "ibench.sqlite"
@@ -46,6 +46,9 @@ _TABLES: dict[str, dict[str, Any]] = {
     "verifications": dict(columns={"id": str, "benchmark": str, "item_id": str, "target_id": str, "user": str,
                                    "kind": str, "value": str, "created": float},
                           pk="id"),
+    "auth_tokens": dict(columns={"token_hash": str, "user": str, "created": float, "expires": float,
+                                 "revoked": int},
+                        pk="token_hash"),
 }
 
 _INDEXES = [("responses", ["session_id", "item_id"]), ("responses", ["benchmark", "item_id"]),
@@ -236,6 +239,85 @@ class Store:
         with self._lock:
             self.db["verdicts"].upsert({"key": key, "judge": judge, "prompt_version": prompt_version,
                                         "score": score, "raw": raw, "created": time.time()}, pk="key")
+
+
+    # -- users and sign-in tokens (annotation.auth hashes; the store only keeps the hashes) -----
+    def add_user(self, name: str, role: str, password_hash: str) -> None:
+        """Create an account; raises ValueError when the name is taken."""
+        with self._lock:
+            if list(self.db["users"].rows_where("name = ?", [name])):
+                raise ValueError(f"user {name!r} already exists")
+            self.db["users"].insert({"name": name, "role": role, "password_hash": password_hash,
+                                     "created": time.time(), "active": 1})
+
+    def get_user(self, name: str) -> Optional[dict]:
+        with self._lock:
+            rows = list(self.db["users"].rows_where("name = ?", [name]))
+        return rows[0] if rows else None
+
+    def users(self) -> list[dict]:
+        with self._lock:
+            return list(self.db["users"].rows_where(order_by="created"))
+
+    def update_user(self, name: str, **fields) -> None:
+        """Change role, password_hash or active of an existing account."""
+        with self._lock:
+            if not list(self.db["users"].rows_where("name = ?", [name])):
+                raise KeyError(f"no user {name!r}")
+            self.db["users"].update(name, fields)
+
+    def add_token(self, token_hash: str, user: str, expires: float) -> None:
+        with self._lock:
+            self.db["auth_tokens"].insert({"token_hash": token_hash, "user": user, "created": time.time(),
+                                           "expires": expires, "revoked": 0})
+
+    def get_token(self, token_hash: str) -> Optional[dict]:
+        with self._lock:
+            rows = list(self.db["auth_tokens"].rows_where("token_hash = ?", [token_hash]))
+        return rows[0] if rows else None
+
+    def revoke_token(self, token_hash: str) -> None:
+        with self._lock:
+            self.db.execute("update auth_tokens set revoked = 1 where token_hash = ?", [token_hash])
+
+    # -- review and verification records (append-only; later rows supersede) ---------------
+    def add_review(self, r: Review) -> Review:
+        rid = r.id or new_id("rv")
+        with self._lock:
+            self.db["reviews"].insert({**asdict(r), "id": rid, "old_value": _dumps(r.old_value),
+                                       "new_value": _dumps(r.new_value)})
+        return Review(**{**asdict(r), "id": rid})
+
+    def reviews(self, benchmark: Optional[str] = None, item_id: Optional[str] = None,
+                user: Optional[str] = None) -> list[Review]:
+        """Review records in the order they were written."""
+        where, args = _where(benchmark=benchmark, item_id=item_id, user=user)
+        with self._lock:
+            rows = list(self.db["reviews"].rows_where(where, args, order_by="rowid"))
+        return [Review(id=r["id"], benchmark=r["benchmark"], item_id=r["item_id"], user=r["user"], field=r["field"],
+                       old_value=json.loads(r["old_value"]), new_value=json.loads(r["new_value"]),
+                       reason=r["reason"] or "", created=r["created"], status=r["status"]) for r in rows]
+
+    def add_verification(self, v: Verification) -> Verification:
+        vid = v.id or new_id("vf")
+        with self._lock:
+            self.db["verifications"].insert({**asdict(v), "id": vid, "value": _dumps(v.value)})
+        return Verification(**{**asdict(v), "id": vid})
+
+    def verifications(self, benchmark: Optional[str] = None, item_id: Optional[str] = None,
+                      user: Optional[str] = None, kind: Optional[str] = None) -> list[Verification]:
+        """Verification records in the order they were written."""
+        where, args = _where(benchmark=benchmark, item_id=item_id, user=user, kind=kind)
+        with self._lock:
+            rows = list(self.db["verifications"].rows_where(where, args, order_by="rowid"))
+        return [Verification(id=r["id"], benchmark=r["benchmark"], item_id=r["item_id"], target_id=r["target_id"],
+                             user=r["user"], kind=r["kind"], value=json.loads(r["value"]), created=r["created"])
+                for r in rows]
+
+
+def _where(**filters) -> tuple[Optional[str], list]:
+    cols = [(k, v) for k, v in filters.items() if v is not None]
+    return (" and ".join(f"[{k}] = ?" for k, _ in cols) or None), [v for _, v in cols]
 
 
 def _session(r: dict) -> Session:

@@ -1,0 +1,269 @@
+"""Import/export of a dataset's time structure in shared formats: CSV and JSONL (one row per target),
+ELAN `.eaf` (request, targets and responses as tiers, one file per item) and WebVTT (one file per item);
+plus the native layout through each benchmark's loader. CSV/JSONL rows read back become review edits.
+
+Every output path is resolved inside an export root (`annotation.paths.resolve_inside`)."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from annotation.dataset import Dataset
+from annotation.edits import current_value, parse_value
+from annotation.loaders import loader
+from annotation.model import Item, Response
+from annotation.paths import resolve_inside
+
+FORMATS = ("native", "csv", "jsonl", "eaf", "vtt")
+COLUMNS = ["benchmark", "item_id", "kind", "stream", "request_text", "request_time", "request_modality",
+           "target_id", "target_kind", "anchor", "window_start", "window_end", "window_closed", "label", "reference"]
+
+
+def _ref(v: Any) -> str:
+    return "" if v is None else v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True)
+
+
+def rows(dataset: Dataset) -> list[dict]:
+    """One flat row per target (an item without targets gets one row with empty target fields)."""
+    out = []
+    for it in dataset.items:
+        base = {"benchmark": it.benchmark, "item_id": it.id, "kind": it.kind, "stream": it.stream.id,
+                "request_text": it.request.text, "request_time": it.request.time,
+                "request_modality": it.request.modality}
+        if not it.targets:
+            out.append({**base, **{c: "" for c in COLUMNS if c not in base}})
+        for t in it.targets:
+            out.append({**base, "target_id": t.id, "target_kind": t.kind, "anchor": t.anchor,
+                        "window_start": t.window[0] if t.window else None,
+                        "window_end": t.window[1] if t.window else None,
+                        "window_closed": t.window_closed if t.window else None, "label": t.label,
+                        "reference": _ref(t.reference)})
+    return out
+
+
+def write_csv(dataset: Dataset, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=COLUMNS)
+        w.writeheader()
+        for r in rows(dataset):
+            w.writerow({k: ("" if v is None else v) for k, v in r.items()})
+    return path
+
+
+def write_jsonl(dataset: Dataset, path: Path, responses: Iterable[Response] = ()) -> Path:
+    """Target rows, then (optionally) response rows tagged `"record": "response"`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for r in rows(dataset):
+            fh.write(json.dumps({"record": "target", **r}, ensure_ascii=False) + "\n")
+        for r in responses:
+            fh.write(json.dumps({"record": "response", "id": r.id, "benchmark": r.benchmark, "item_id": r.item_id,
+                                 "responder": r.responder, "t": r.t, "kind": r.kind, "text": r.text},
+                                ensure_ascii=False) + "\n")
+    return path
+
+
+def read_rows(path: Path) -> list[dict]:
+    """Target rows from a CSV or JSONL file written by `write_csv`/`write_jsonl` (possibly hand-edited)."""
+    text = Path(path).read_text(encoding="utf-8-sig")
+    if Path(path).suffix.lower() == ".csv":
+        return list(csv.DictReader(io.StringIO(text)))
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}: line {n}: invalid JSON ({exc.msg})") from None
+            if row.get("record", "target") == "target":
+                out.append(row)
+    return out
+
+
+def changes_from_rows(dataset: Dataset, table: Iterable[dict]) -> list[tuple[str, str, Any]]:
+    """(item id, field, new value) for every cell that differs from the dataset: the input of review edits."""
+    out = []
+    for k, r in enumerate(table, 1):
+        if r.get("benchmark") not in (None, "", dataset.benchmark):
+            raise ValueError(f"row {k}: benchmark {r.get('benchmark')!r} is not {dataset.benchmark!r}")
+        it = dataset.get(str(r.get("item_id")))
+        cells = {"request.time": r.get("request_time"), "request.text": r.get("request_text")}
+        tid = r.get("target_id")
+        if tid not in (None, ""):
+            tid = str(tid)
+            ws, we = r.get("window_start"), r.get("window_end")
+            cells.update({f"target.{tid}.anchor": r.get("anchor"), f"target.{tid}.reference": r.get("reference")})
+            if ws not in (None, ""):
+                cells[f"target.{tid}.window"] = f"{ws}, {'' if we in (None, '') else we}"
+        for field, raw in cells.items():
+            if raw is None or (raw == "" and not field.endswith((".text", ".reference"))):
+                continue
+            try:
+                cur = current_value(it, field)
+            except KeyError as exc:
+                raise ValueError(f"row {k}: {exc}") from None
+            new = parse_value(it, field, raw)
+            if not _equal(cur, new):
+                out.append((it.id, field, new))
+    return out
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(a - b) < 1e-6
+    if a is None and b == "":
+        return True
+    return _ref(a) == _ref(b) if not isinstance(a, (int, float)) else False
+
+
+# ---------------------------------------------------------------- ELAN and WebVTT
+
+def safe_name(item_id: str) -> str:
+    """A file name for an item id (ids hold '#', '/' and such)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", item_id).strip("._") or "item"
+
+
+def _ms(t: float) -> int:
+    return int(round(float(t) * 1000))
+
+
+def _spans(item: Item) -> list[tuple[str, float, float, str]]:
+    """(tier, start, end, text) for the request and each target (a point gets 0.5 s so ELAN shows it)."""
+    dur = item.stream.duration
+    spans = []
+    rq = item.request.time if item.request.modality != "standing" else 0.0
+    spans.append(("request", rq, rq + 0.5, item.request.text))
+    for t in item.targets:
+        if t.window is not None:
+            s = t.window[0]
+            e = t.window[1] if t.window[1] is not None else (dur if dur else s + 0.5)
+        elif t.anchor is not None:
+            s, e = t.anchor, t.anchor + 0.5
+        else:
+            continue
+        if e <= s:
+            e = s + 0.5
+        label = f"[{t.id}] " + _ref(t.reference)
+        spans.append(("targets", float(s), float(e), label.strip()))
+    return spans
+
+
+def eaf_xml(item: Item, responses: Iterable[Response] = (), media_url: Optional[str] = None) -> str:
+    """An ELAN 3.0 document: tiers 'request', 'targets' and one 'responses <responder>' tier per responder."""
+    root = ET.Element("ANNOTATION_DOCUMENT", {"AUTHOR": "ibench-ui", "FORMAT": "3.0", "VERSION": "3.0",
+                                              "DATE": "1970-01-01T00:00:00Z"})
+    header = ET.SubElement(root, "HEADER", {"MEDIA_FILE": "", "TIME_UNITS": "milliseconds"})
+    if item.stream.video_path or media_url:
+        url = media_url or Path(item.stream.video_path).resolve().as_uri()
+        ET.SubElement(header, "MEDIA_DESCRIPTOR", {"MEDIA_URL": url, "MIME_TYPE": "video/mp4"})
+    prop = ET.SubElement(header, "PROPERTY", {"NAME": "ibench:item"})
+    prop.text = f"{item.benchmark}/{item.id}"
+    order = ET.SubElement(root, "TIME_ORDER")
+    tiers: dict[str, list[tuple[float, float, str]]] = {"request": [], "targets": []}
+    for tier, s, e, text in _spans(item):
+        tiers[tier].append((s, e, text))
+    for r in responses:
+        tiers.setdefault(f"responses {r.responder}", []).append((r.t, r.t + 0.5, r.text or r.kind))
+    slot = 0
+    ann = 0
+    tier_elems = []
+    for name, spans in tiers.items():
+        tier = ET.Element("TIER", {"TIER_ID": name, "LINGUISTIC_TYPE_REF": "default-lt"})
+        for s, e, text in spans:
+            ids = []
+            for t in (s, e):
+                slot += 1
+                ET.SubElement(order, "TIME_SLOT", {"TIME_SLOT_ID": f"ts{slot}", "TIME_VALUE": str(_ms(t))})
+                ids.append(f"ts{slot}")
+            ann += 1
+            a = ET.SubElement(ET.SubElement(tier, "ANNOTATION"), "ALIGNABLE_ANNOTATION",
+                              {"ANNOTATION_ID": f"a{ann}", "TIME_SLOT_REF1": ids[0], "TIME_SLOT_REF2": ids[1]})
+            ET.SubElement(a, "ANNOTATION_VALUE").text = text
+        tier_elems.append(tier)
+    root.extend(tier_elems)
+    ET.SubElement(root, "LINGUISTIC_TYPE", {"LINGUISTIC_TYPE_ID": "default-lt", "TIME_ALIGNABLE": "true",
+                                            "GRAPHIC_REFERENCES": "false"})
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def read_eaf(path: Path) -> dict[str, list[tuple[float, float, str]]]:
+    """Tiers of an .eaf file as {tier: [(start s, end s, text)]} (enough to check or import marks)."""
+    root = ET.parse(path).getroot()
+    slots = {s.get("TIME_SLOT_ID"): int(s.get("TIME_VALUE")) / 1000.0 for s in root.iter("TIME_SLOT")}
+    out: dict[str, list[tuple[float, float, str]]] = {}
+    for tier in root.iter("TIER"):
+        for a in tier.iter("ALIGNABLE_ANNOTATION"):
+            out.setdefault(tier.get("TIER_ID"), []).append(
+                (slots[a.get("TIME_SLOT_REF1")], slots[a.get("TIME_SLOT_REF2")], a.findtext("ANNOTATION_VALUE") or ""))
+    return out
+
+
+def _vtt_time(t: float) -> str:
+    ms = _ms(t)
+    h, rem = divmod(ms, 3600_000)
+    m, rem = divmod(rem, 60_000)
+    s, ms = divmod(rem, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d}.{ms:03d}"
+
+
+def _vtt_text(text: str) -> str:
+    """Cue text with WebVTT's markup characters escaped and no blank lines (they would end the cue)."""
+    t = (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("-->", "--&gt;")
+    return "\n".join(line for line in t.splitlines() if line.strip()) or " "
+
+
+def vtt_text(item: Item, responses: Iterable[Response] = ()) -> str:
+    cues = [(s, e, f"{tier}: {text}") for tier, s, e, text in _spans(item)]
+    cues += [(r.t, r.t + 0.5, f"{r.responder}: {r.text or r.kind}") for r in responses]
+    cues.sort(key=lambda c: (c[0], c[1]))
+    parts = ["WEBVTT", f"NOTE {item.benchmark}/{item.id}".replace("-->", "->")]
+    for k, (s, e, text) in enumerate(cues, 1):
+        parts.append(f"{k}\n{_vtt_time(s)} --> {_vtt_time(e)}\n{_vtt_text(text)}")
+    return "\n\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------- one entry point
+
+def export(dataset: Dataset, fmt: str, export_root: str | Path, rel_out: str | Path,
+           responses: Iterable[Response] = ()) -> Path:
+    """Write `dataset` as `fmt` at `export_root/rel_out` (refused if it escapes the root); returns the path."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; expected one of: {', '.join(FORMATS)}")
+    root = Path(export_root)
+    root.mkdir(parents=True, exist_ok=True)
+    out = resolve_inside(root, rel_out)
+    if out == root.resolve():
+        raise ValueError(f"give a file or folder name inside {root}, not the export root itself")
+    responses = list(responses)
+    by_item: dict[str, list[Response]] = {}
+    for r in responses:
+        by_item.setdefault(r.item_id, []).append(r)
+    if fmt == "native":
+        loader(dataset.benchmark).export_dataset(dataset, out)
+        return out
+    if fmt == "csv":
+        return write_csv(dataset, out)
+    if fmt == "jsonl":
+        return write_jsonl(dataset, out, responses)
+    out.mkdir(parents=True, exist_ok=True)
+    used: set[str] = set()
+    for it in dataset.items:
+        stem = safe_name(it.id)
+        k = 1
+        while stem.lower() in used:  # two ids that sanitise alike ("a#1", "a/1") get distinct files
+            k += 1
+            stem = f"{safe_name(it.id)}-{k}"
+        used.add(stem.lower())
+        name = stem + (".eaf" if fmt == "eaf" else ".vtt")
+        text = eaf_xml(it, by_item.get(it.id, ())) if fmt == "eaf" else vtt_text(it, by_item.get(it.id, ()))
+        resolve_inside(out, name).write_text(text, encoding="utf-8")
+    return out

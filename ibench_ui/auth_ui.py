@@ -1,0 +1,116 @@
+"""The Annotation tab: a sign-in box above the Verify, Review, Agreement and Users sub-tabs.
+
+The session token lives in the page (gr.State) and is an input of every handler; each handler
+resolves it on the server with `annotation.auth.require`, so calling an API route directly gives
+exactly the rights of the token's user and nothing more."""
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+import gradio as gr
+
+from annotation import auth
+from ibench_ui.context import AppContext
+from ibench_ui.render import esc, table_html
+
+GUARDED = (PermissionError, ValueError, KeyError)
+
+
+def error_html(exc: BaseException) -> str:
+    msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+    kind = "Not allowed" if isinstance(exc, PermissionError) else "Error"
+    return f'<div class="ib-error" role="alert"><b>{kind}:</b> {esc(msg)}</div>'
+
+
+def ok_html(msg: str) -> str:
+    return f'<div class="ib-ok" role="status">{esc(msg)}</div>'
+
+
+def guarded(n_out: int, msg_index: int) -> Callable:
+    """Turn permission and input errors into a message in output `msg_index`; other outputs stay as they are."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args):
+            try:
+                return fn(*args)
+            except GUARDED as exc:
+                out = [gr.update() for _ in range(n_out)]
+                out[msg_index] = error_html(exc)
+                return tuple(out) if n_out > 1 else out[0]
+        return wrapper
+    return deco
+
+
+def build_annotation_tabs(ctx: AppContext) -> None:
+    """Lay out the Annotation tab (sign-in + sub-tabs) inside the current Tabs context."""
+    from ibench_ui.review import build_review
+    from ibench_ui.verify import build_agreement, build_verify
+
+    with gr.Tab("Annotation", id="annotation", elem_id="tab-annotation"):
+        token = gr.State("")
+        with gr.Row(elem_id="signin-box"):
+            name = gr.Textbox(label="User", elem_id="signin-name", scale=2)
+            password = gr.Textbox(label="Password", type="password", elem_id="signin-password", scale=2)
+            signin = gr.Button("Sign in", variant="primary", elem_id="signin-button", scale=1)
+            signout = gr.Button("Sign out", elem_id="signout-button", scale=1)
+        who = gr.HTML('<div id="signin-status">Not signed in.</div>', elem_id="signin-status-box", js_on_load=None)
+        with gr.Tabs():
+            with gr.Tab("Verify", id="verify", elem_id="tab-verify"):
+                refresh_verify = build_verify(ctx, token)
+            with gr.Tab("Review", id="review", elem_id="tab-review"):
+                refresh_review = build_review(ctx, token)
+            with gr.Tab("Agreement", id="agreement", elem_id="tab-agreement"):
+                build_agreement(ctx, token)
+            with gr.Tab("Users", id="users", elem_id="tab-users"):
+                build_users(ctx, token)
+
+    def do_signin(user_name: str, pw: str):
+        try:
+            tok = auth.sign_in(ctx.store, (user_name or "").strip(), pw or "")
+        except PermissionError as exc:
+            return "", f'<div id="signin-status">{error_html(exc)}</div>', ""
+        u = auth.user_for(ctx.store, tok)
+        return tok, (f'<div id="signin-status" data-user="{esc(u.name)}" data-role="{esc(u.role)}">Signed in as '
+                     f'<b>{esc(u.name)}</b> ({esc(u.role)}).</div>'), ""
+
+    def do_signout(tok: str):
+        auth.sign_out(ctx.store, tok)
+        return "", '<div id="signin-status">Signed out.</div>'
+
+    ev = signin.click(do_signin, [name, password], [token, who, password], api_name="sign_in")
+    password.submit(do_signin, [name, password], [token, who, password], api_visibility="private")
+    signout.click(do_signout, [token], [token, who], api_name="sign_out")
+    for refresh in (refresh_verify, refresh_review):
+        fn, inputs, outputs = refresh
+        ev.then(fn, inputs, outputs, api_visibility="private")
+
+
+def build_users(ctx: AppContext, token: gr.State) -> None:
+    """Admin-only account management: create accounts and list them."""
+    with gr.Row():
+        uname = gr.Textbox(label="New user name", elem_id="users-name")
+        role = gr.Dropdown(list(auth.ROLES), value="annotator", label="Role", elem_id="users-role")
+        pw = gr.Textbox(label="Password (8+ characters)", type="password", elem_id="users-password")
+        add = gr.Button("Create account", elem_id="users-add")
+    listing = gr.HTML("", elem_id="users-list", js_on_load=None)
+    msg = gr.HTML("", elem_id="users-msg", js_on_load=None)
+    show = gr.Button("List accounts", elem_id="users-show")
+
+    def users_table() -> str:
+        rows = [(u["name"], u["role"], "active" if u["active"] else "disabled") for u in ctx.store.users()]
+        return table_html(["user", "role", "state"], rows, "users-table")
+
+    @guarded(3, 2)
+    def on_add(tok: str, n: str, r: str, p: str):
+        admin = auth.require(ctx.store, tok, ("admin",))
+        u = auth.create_user(ctx.store, (n or "").strip(), r, p or "")
+        return users_table(), "", ok_html(f"{admin.name} created {u.name} ({u.role}).")
+
+    @guarded(2, 1)
+    def on_show(tok: str):
+        auth.require(ctx.store, tok, ("admin",))
+        return users_table(), ""
+
+    add.click(on_add, [token, uname, role, pw], [listing, pw, msg], api_name="users_add")
+    show.click(on_show, [token], [listing, msg], api_name="users_list")
