@@ -1,0 +1,110 @@
+"""Leaderboard tab: every model and human across benchmarks from the stored runs and sessions, headline
+score with its bootstrap interval, sortable by any column, each cell linking into the Compare tab; the
+paper tables with breakdowns, differences and rank stability below; the full report as a download."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import gradio as gr
+
+from ibench_ui.context import AppContext
+from ibench_ui.render import esc
+from runners.report import (HEADLINE, BenchmarkTables, benchmark_tables, compare_link, leaderboard,
+                            markdown_section, responders, write_report, zip_dir)
+
+# click a header to sort by it (numbers by data-sort, text otherwise); click again to reverse
+SORT_JS = r"""
+element.addEventListener('click', ev => {
+  const th = ev.target.closest('th[data-col]');
+  if (!th) return;
+  const table = th.closest('table'); const body = table.tBodies[0];
+  const col = Number(th.dataset.col);
+  const dir = th.dataset.dir === 'desc' ? 'asc' : 'desc';
+  table.querySelectorAll('th').forEach(h => delete h.dataset.dir);
+  th.dataset.dir = dir;
+  const key = tr => { const td = tr.children[col]; const v = td ? td.dataset.sort : undefined;
+                      return v === undefined || v === '' ? null : (isNaN(Number(v)) ? v : Number(v)); };
+  const rows = Array.from(body.rows);
+  rows.sort((a, b) => { const x = key(a), y = key(b);
+    if (x === null && y === null) return 0; if (x === null) return 1; if (y === null) return -1;
+    const c = (typeof x === 'number' && typeof y === 'number') ? x - y : String(x).localeCompare(String(y));
+    return dir === 'asc' ? c : -c; });
+  rows.forEach(r => body.appendChild(r));
+});
+"""
+
+
+def compute_tables(ctx: AppContext, n_resamples: int, seed: int) -> dict[str, BenchmarkTables]:
+    """Tables of every loaded benchmark that has at least one session or run."""
+    out = {}
+    for b in ctx.benchmarks():
+        ds = ctx.dataset(b)
+        if responders(ctx.store, b, ds):
+            out[b] = benchmark_tables(ctx.store, ds, n_resamples=n_resamples, seed=seed)
+    return out
+
+
+def leaderboard_html(tables: dict[str, BenchmarkTables]) -> str:
+    """The sortable cross-benchmark table; cells link to Compare with that responder."""
+    if not tables:
+        return '<div id="leaderboard"><p>No human sessions or model runs yet.</p></div>'
+    benches = list(tables)
+    head = ['<th data-col="0">name</th>', '<th data-col="1">kind</th>']
+    for j, b in enumerate(benches):
+        keys = [rs.responder.key for rs in tables[b].rows]
+        head.append(f'<th data-col="{j + 2}">{esc(b)} ({esc(HEADLINE[b])}) '
+                    f'<a href="{esc(compare_link(b, keys))}" title="compare all">⇄</a></th>')
+    body = []
+    for row in leaderboard(tables):
+        cells = [f'<td data-sort="{esc(row.name)}">{esc(row.name)}</td>',
+                 f'<td data-sort="{esc(row.kind)}">{esc(row.kind)}</td>']
+        for b in benches:
+            if b not in row.cells or row.cells[b][0] is None:
+                cells.append('<td data-sort="">–</td>')
+                continue
+            iv, key, n = row.cells[b]
+            sort = "" if iv.point is None else f"{iv.point:.6f}"
+            cells.append(f'<td data-sort="{sort}"><a class="ib-compare-link" href="{esc(compare_link(b, [key]))}">'
+                         f'{esc(iv.fmt(1))}</a> <small>n={n}</small></td>')
+        body.append(f'<tr data-name="{esc(row.name)}">' + "".join(cells) + "</tr>")
+    return ('<div id="leaderboard"><table class="ib-table" id="leaderboard-table"><thead><tr>' + "".join(head) +
+            "</tr></thead><tbody>" + "".join(body) + "</tbody></table>"
+            "<p><small>Click a column header to sort; click a score to open it in Compare. "
+            "Intervals: 95% bootstrap over items.</small></p></div>")
+
+
+def build_leaderboard(ctx: AppContext, tab=None) -> None:
+    """Lay out the Leaderboard tab; with `tab`, it refreshes whenever the tab is selected."""
+    with gr.Row():
+        resamples = gr.Number(1000, label="Bootstrap resamples", precision=0, minimum=10, maximum=100000,
+                              elem_id="leaderboard-resamples")
+        seed = gr.Number(0, label="Seed", precision=0, elem_id="leaderboard-seed")
+        refresh = gr.Button("Refresh", elem_id="leaderboard-refresh", scale=0)
+    board = gr.HTML('<div id="leaderboard"><p>Press Refresh to compute.</p></div>', elem_id="leaderboard-box",
+                    js_on_load=SORT_JS)
+    tables_md = gr.Markdown("", elem_id="leaderboard-tables")
+    with gr.Row():
+        report_btn = gr.Button("Build report (Markdown, CSV, figures) as zip", elem_id="leaderboard-report", scale=0)
+        report_file = gr.File(label="Report", interactive=False, elem_id="leaderboard-report-file")
+
+    def on_refresh(n, s):
+        n, s = int(n or 1000), int(s or 0)
+        if n < 10:
+            raise gr.Error("Use at least 10 bootstrap resamples.")
+        tables = compute_tables(ctx, n, s)
+        md = "\n\n".join(markdown_section(tb) for tb in tables.values())
+        return leaderboard_html(tables), md
+
+    def on_report(n, s):
+        out = Path(tempfile.mkdtemp(prefix="ibench-report-"))
+        datasets = {b: ctx.dataset(b) for b in ctx.benchmarks()}
+        write_report(ctx.store, datasets, out / "report", n_resamples=int(n or 1000), seed=int(s or 0))
+        z = out / "ibench-report.zip"
+        z.write_bytes(zip_dir(out / "report"))
+        return str(z)
+
+    refresh.click(on_refresh, [resamples, seed], [board, tables_md])
+    report_btn.click(on_report, [resamples, seed], [report_file])
+    if tab is not None:
+        tab.select(on_refresh, [resamples, seed], [board, tables_md])
