@@ -5,6 +5,8 @@ resolves it on the server with `annotation.auth.require`, so calling an API rout
 exactly the rights of the token's user and nothing more."""
 from __future__ import annotations
 
+from typing import Optional
+
 import functools
 from typing import Callable
 
@@ -42,13 +44,14 @@ def guarded(n_out: int, msg_index: int) -> Callable:
     return deco
 
 
-def build_annotation_tabs(ctx: AppContext) -> None:
-    """Lay out the Annotation tab (sign-in + sub-tabs) inside the current Tabs context."""
+def build_annotation_tabs(ctx: AppContext, token: Optional[gr.State] = None) -> None:
+    """Lay out the Annotation tab (sign-in + sub-tabs) inside the current Tabs context; `token` is the page's
+    sign-in state, shared with other tabs that show staff-only data."""
     from ibench_ui.review import build_review
     from ibench_ui.verify import build_agreement, build_verify
 
     with gr.Tab("Annotation", id="annotation", elem_id="tab-annotation"):
-        token = gr.State("")
+        token = token if token is not None else gr.State("")
         with gr.Row(elem_id="signin-box"):
             name = gr.Textbox(label="User", elem_id="signin-name", scale=2)
             password = gr.Textbox(label="Password", type="password", elem_id="signin-password", scale=2)

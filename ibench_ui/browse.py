@@ -12,7 +12,27 @@ def _item_choices(ctx: AppContext, benchmark: str) -> list[tuple[str, str]]:
     return [(f"{it.id} · {it.kind}", it.id) for it in ds.items]
 
 
-def build_browse(ctx: AppContext) -> None:
+def targets_visible(ctx: AppContext, token: str) -> bool:
+    """Target times are open while the app has no annotator accounts; once it has, only reviewers and admins
+    see them, so an annotator cannot look up a proposed time before marking it blind."""
+    from annotation import auth
+    if not ctx.store.users():
+        return True
+    user = auth.user_for(ctx.store, token)
+    return user is not None and user.role in auth.STAFF
+
+
+def _details_html(ctx: AppContext, token: str, item) -> str:
+    if item is None:
+        return ""
+    if targets_visible(ctx, token):
+        return item_details_html(item)
+    return (f'<div class="ib-request"><b>Request</b>: {esc(item.request.text)}</div>'
+            '<p id="targets-hidden">Target times are hidden while annotation accounts exist: sign in as a reviewer '
+            'or admin (Annotation tab) to see them.</p>')
+
+
+def build_browse(ctx: AppContext, token: gr.State) -> None:
     """Lay out the Browse tab inside the current Blocks context."""
     first = ctx.benchmarks()[0]
     choices = _item_choices(ctx, first)
@@ -24,25 +44,24 @@ def build_browse(ctx: AppContext) -> None:
         with gr.Column(scale=3):
             player = gr.HTML(video_html(first_item), elem_id="browse-player", js_on_load=None)
         with gr.Column(scale=2):
-            details = gr.HTML(item_details_html(first_item) if first_item else "", elem_id="browse-details",
-                              js_on_load=None)
+            details = gr.HTML(_details_html(ctx, "", first_item), elem_id="browse-details", js_on_load=None)
     problems = gr.HTML(_problems_html(ctx, first), elem_id="browse-problems", js_on_load=None)
 
-    def on_bench(b: str):
+    def on_bench(b: str, tok: str):
         ch = _item_choices(ctx, b)
         first_id = ch[0][1] if ch else None
         it = find_item(ctx, b, first_id) if first_id else None
-        return (gr.update(choices=ch, value=first_id), video_html(it),
-                item_details_html(it) if it else "", _problems_html(ctx, b))
+        return (gr.update(choices=ch, value=first_id), video_html(it), _details_html(ctx, tok, it),
+                _problems_html(ctx, b))
 
-    def on_item(b: str, item_id: str):
+    def on_item(b: str, item_id: str, tok: str):
         it = find_item(ctx, b, item_id) if item_id else None
         if it is None:
             return video_html(None), f"<p>No item {esc(item_id)} in {esc(b)}.</p>"
-        return video_html(it), item_details_html(it)
+        return video_html(it), _details_html(ctx, tok, it)
 
-    bench.change(on_bench, [bench], [item, player, details, problems])
-    item.change(on_item, [bench, item], [player, details])
+    bench.change(on_bench, [bench, token], [item, player, details, problems])
+    item.change(on_item, [bench, item, token], [player, details])
 
 
 def _problems_html(ctx: AppContext, benchmark: str) -> str:
