@@ -7,7 +7,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-from scoring.omniinteract import OIConfig, evaluate
 
 
 def _mmss(t: float) -> str:

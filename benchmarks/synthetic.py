@@ -19,7 +19,6 @@ def interactionbench(root: Path, n_items: int = 1060, per_video: int = 2, seed: 
         vid = f"syn{v:05d}"
         items = []
         for k, cap in enumerate(caps[v:v + per_video]):
-            dur = 120.0
             tt = "A" if cap in ("IVQA", "LVM", "CIR") else ("C" if cap in ("LCG", "BRC", "CST") else "B")
             q = round(rng.uniform(20, 100), 1) if tt == "A" else 0.0
             times = [round(rng.uniform(5, 110), 1) for _ in range(1 if tt != "C" else 3)]

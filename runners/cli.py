@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Callable, Optional
 
 from annotation.loaders import load
@@ -56,21 +55,32 @@ def _list(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
-@verb("export", "export logged responses (jsonl or the benchmark's native prediction files)")
+@verb("export", "export logged responses, or an annotated dataset (verified subset, or with review edits)")
 def _export(p: argparse.ArgumentParser) -> None:
-    p.add_argument("what", choices=["responses"], help="what to export")
+    p.add_argument("what", choices=["responses", "verified", "dataset"],
+                   help="responses | verified (the prefix-verified subset, native layout) | dataset (with review edits)")
     p.add_argument("--db", default="ibench.sqlite", help="SQLite store")
-    p.add_argument("--session", help="one session id (default: every session)")
-    p.add_argument("--format", choices=["jsonl", "native"], default="jsonl")
-    p.add_argument("--out", help="output file or folder (default: stdout for jsonl, ./export-<benchmark> for native)")
-    p.add_argument("--data", help="dataset folder for native export (default: the one the session used)")
+    p.add_argument("--format", choices=["jsonl", "native", "csv", "eaf", "vtt"],
+                   help="responses: jsonl (default) or native; dataset: native (default), csv, jsonl, eaf or vtt")
+    p.add_argument("--out", help="output file or folder")
+    p.add_argument("--data", help="dataset folder (default: the session's, or the embedded demo)")
+    p.add_argument("--session", help="responses: one session id (default: every session)")
     p.add_argument("--human-reference", action="store_true",
-                   help="InteractionBench: apply the paper's human-reference shift to A-type answers")
+                   help="responses, InteractionBench: apply the paper's human-reference shift to A-type answers")
+    p.add_argument("--benchmark", choices=BENCHMARKS, help="verified/dataset: which benchmark")
+    p.add_argument("--include-unchecked", action="store_true",
+                   help="verified: also keep items nobody has prefix-checked yet (failed ones are always dropped)")
+    p.add_argument("--no-edits", action="store_true", help="verified/dataset: ignore review edits")
 
     def run(a) -> int:
-        from runners.export import export_responses
-        return export_responses(a.db, session=a.session, fmt=a.format, out=a.out, data=a.data,
-                                human_reference=a.human_reference)
+        if a.what == "responses":
+            if a.format not in (None, "jsonl", "native"):
+                raise ValueError("export responses writes jsonl or native")
+            from runners.export import export_responses
+            return export_responses(a.db, session=a.session, fmt=a.format or "jsonl", out=a.out, data=a.data,
+                                    human_reference=a.human_reference)
+        from runners.cli_annotation import export_dataset
+        return export_dataset(a)
     p.set_defaults(run=run)
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from annotation.model import BENCHMARKS
-from runners.cli import VERBS, verb
+from runners.cli import verb
 
 
 @verb("users", "manage accounts: users add NAME --role ROLE | users list | users passwd NAME | users disable NAME")
@@ -67,38 +67,8 @@ def _password(a) -> str:
     return pw
 
 
-def _extend_export() -> None:
-    """Add `export verified` / `export dataset` to the existing `export` verb (it owns `export responses`)."""
-    if "export" not in VERBS:
-        return
-    help_text, original = VERBS["export"]
-
-    def add(p: argparse.ArgumentParser) -> None:
-        original(p)
-        for action in p._actions:  # widen the original positional/format choices; argparse has no public hook
-            if action.dest == "what":
-                action.choices = list(dict.fromkeys([*action.choices, "verified", "dataset"]))
-                action.help = "responses | verified (prefix-verified subset, native layout) | dataset (with review edits)"
-            if action.dest == "format":
-                action.choices = list(dict.fromkeys([*action.choices, "native", "csv", "jsonl", "eaf", "vtt"]))
-        p.add_argument("--benchmark", choices=BENCHMARKS, help="verified/dataset: which benchmark")
-        p.add_argument("--include-unchecked", action="store_true",
-                       help="verified: also keep items nobody has prefix-checked yet (failed ones are always dropped)")
-        p.add_argument("--no-edits", action="store_true", help="verified/dataset: ignore review edits")
-        responses_run = p.get_default("run")
-        p.set_defaults(format=None)  # the default depends on what is exported
-
-        def run(a) -> int:
-            if a.what == "responses":
-                a.format = a.format or "jsonl"
-                return responses_run(a)
-            return _export_dataset(a)
-        p.set_defaults(run=run)
-
-    VERBS["export"] = (help_text + "; verified/dataset: the annotated dataset", add)
-
-
-def _export_dataset(a) -> int:
+def export_dataset(a) -> int:
+    """`export verified|dataset`: the annotated dataset, review edits applied, in a native or interchange format."""
     from annotation import interchange, review, verification
     from annotation.loaders import load
     from annotation.store import Store
@@ -125,5 +95,3 @@ def _export_dataset(a) -> int:
     print(f"wrote {len(ds)} of {n_all} {a.benchmark} items ({fmt}) to {path}", file=sys.stderr)
     return 0
 
-
-_extend_export()

@@ -1,10 +1,8 @@
 """`python app.py score <benchmark> …`: load a dataset and a prediction file, score, write JSON, print the table."""
 from __future__ import annotations
 
-import json
 import math
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 

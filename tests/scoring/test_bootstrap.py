@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 
-from annotation import ib_rules
 from scoring import interactscope as isc
 from scoring import proactivebench as pb
 from scoring.bootstrap import (bootstrap_ci, item_stats, paired_difference, rank_stability, ratio,

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
+
 
 import pytest
 
-from scoring import interactscope as isc
 from scoring import proactivebench as pb
 from scoring.classify import (classify, classify_interactionbench, classify_interactscope, classify_omniinteract,
                               classify_proactivebench)
