@@ -115,6 +115,10 @@ def _score(p: argparse.ArgumentParser) -> None:
     p.add_argument("--outputs", help="omniinteract: the model's outputs folder holding batch_summary.json")
     p.add_argument("--judge", help="judge spec: lexical | cache:<glob> | ensemble:<a,b> | openai:<model>@<url> | "
                                    "hf:<path> | semantic")
+    p.add_argument("--judge-cache-dir", dest="judge_cache_dir",
+                   help="interactionbench: folder of stored verdict files for ensemble:<slugs> (results/judge_cache)")
+    p.add_argument("--reference-args", dest="reference_args",
+                   help="omniinteract: the reference scorer's own flags, quoted (e.g. \"--w_ack 0.3 --no_unmatched_fp\")")
     p.add_argument("--mcq-key", dest="mcq_key", help="interactionbench: answer key (mcq_key_v4.jsonl)")
     p.add_argument("--delta", type=float, help="interactionbench: delay at which timing credit reaches 0 (5 s)")
     p.add_argument("--pre-tol", dest="pre_tol", help="interactionbench: tolerance before an event, seconds or inf (1)")

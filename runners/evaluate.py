@@ -57,10 +57,14 @@ def oi_transport(spec: Optional[str], store=None):
     from scoring.omniinteract.judge import dry_run_transport
     if not spec:
         return dry_run_transport
+    if spec.startswith("replay:"):
+        from scoring.omniinteract.replay import ReplayTransport
+        return ReplayTransport.from_file(spec[len("replay:"):])
     from scoring.judges import ChatTransport, make_raw_transport, parse_judge_spec
     js = parse_judge_spec(spec)
     if js.kind != "openai":
-        raise ValueError(f"OmniInteract needs an LLM judge (openai:<model>@<base_url>); got {spec!r}")
+        raise ValueError(f"OmniInteract needs an LLM judge (openai:<model>@<base_url>) or stored replies "
+                         f"(replay:<file.json>); got {spec!r}")
     return make_raw_transport(ChatTransport(js.model, base_url=js.base_url, api_key_env=js.key_env), cache=store)
 
 

@@ -79,16 +79,23 @@ def print_table(benchmark: str, report: dict, model: str = "model") -> None:
 def score_command(a) -> int:
     """Dispatch `python app.py score <benchmark>` to the benchmark's scorer, write --out, print the table."""
     b = a.benchmark
-    ib_only = [f for f in ("mcq_key", "delta", "pre_tol", "gate_thresh", "items") if getattr(a, f) is not None]
+    ib_only = [f for f in ("mcq_key", "delta", "pre_tol", "gate_thresh", "items", "judge_cache_dir")
+               if getattr(a, f, None) is not None]
+    if b != "omniinteract" and getattr(a, "reference_args", None):
+        raise ValueError("--reference-args applies to omniinteract only")
     if b != "interactionbench" and (ib_only or a.gate or a.skip_missing):
         raise ValueError(f"options {', '.join(ib_only) or '--gate/--skip-missing'} apply to interactionbench only")
     if b == "omniinteract":
         if not a.outputs:
             raise ValueError("score omniinteract needs --outputs DIR (the folder holding batch_summary.json)")
-        from scoring.omniinteract import evaluate
+        import shlex
+
+        from scoring.omniinteract import OIConfig, evaluate
         from runners.evaluate import oi_transport
         data = a.data or str(_demo(b))
-        report = evaluate(data, a.outputs, oi_transport(a.judge))
+        config = OIConfig.from_cli_args(shlex.split(a.reference_args)) if getattr(a, "reference_args", None) \
+            else OIConfig()
+        report = evaluate(data, a.outputs, oi_transport(a.judge), config)
     else:
         if not a.preds:
             raise ValueError(f"score {b} needs --preds FILE")
@@ -100,7 +107,7 @@ def score_command(a) -> int:
                               skip_missing=bool(a.skip_missing),
                               items=_read_items(a.items) if a.items else None)
             report = ib.evaluate(a.data or str(_demo(b)), a.preds, mcq_key_path=a.mcq_key, judge_spec=a.judge,
-                                 config=cfg)
+                                 config=cfg, judge_cache_dir=a.judge_cache_dir)
         elif b == "proactivebench":
             report = score_proactivebench(a.data, a.preds)
         else:
