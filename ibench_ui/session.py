@@ -1,0 +1,546 @@
+"""Session tab: a participant watches a benchmark stream in real time and responds by button, key,
+text or voice; every response is committed to the store, with the media time captured in the
+browser, before the page shows it as logged.
+
+The page (static/session.js) talks to `SessionService` through `gr.HTML` server functions, which
+skip Gradio's queue (about half the latency of a queued event, see notes/ui_timing.md). The
+service holds no per-user state: everything a page needs comes from the store, so a reload or a
+server restart resumes where the participant left off."""
+from __future__ import annotations
+
+import base64
+import math
+import random
+import re
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from annotation.dataset import Dataset
+from annotation.model import Item, Response, Session
+from ibench_ui.context import AppContext
+from ibench_ui.render import esc, fmt_time, media_url, table_html
+from ibench_ui.timeline import timeline_html
+from scoring.live import score_responses
+
+STATIC = Path(__file__).resolve().parent / "static"
+RESPONSE_KINDS = ("press", "text")
+MAX_TEXT = 2000
+MAX_CLIP_S = 60.0
+DEFAULT_N = 5
+_RID = re.compile(r"^r_[0-9a-f]{12,32}$")
+ASR_HELP = ("Voice responses are off: no speech model. Start the app with --asr-model PATH "
+            "(a local faster-whisper/CTranslate2 Whisper folder) or set $IBENCH_WHISPER_MODEL.")
+
+
+class SessionInputError(ValueError):
+    """A request the participant can fix (unknown item, empty text...); its message is shown as is."""
+
+
+# -- item sets --------------------------------------------------------------------------------
+
+def playable(item: Item) -> bool:
+    return bool(item.stream.video_path) and Path(item.stream.video_path).is_file()
+
+
+def item_sets(ds: Dataset) -> dict[str, list[str]]:
+    """Named item sets of a dataset: "all", each `splits/<name>.txt` file, and "kind:<kind>"."""
+    eligible = [it.id for it in ds.items if it.kind != "invalid" and playable(it)]
+    sets = {"all": eligible}
+    split_dir = Path(ds.root) / "splits"
+    if split_dir.is_dir():
+        ok = set(eligible)
+        for f in sorted(split_dir.glob("*.txt")):
+            ids = [ln.strip() for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip()]
+            sets[f.stem] = [i for i in ids if i in ok]  # the listed ids that exist and are valid
+    for kind in sorted({it.kind for it in ds.items if it.id in set(eligible)}):
+        sets[f"kind:{kind}"] = [it.id for it in ds.items if it.kind == kind and it.id in set(eligible)]
+    return sets
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = value.replace("\n", ",").split(",")
+    return [str(v).strip() for v in value if str(v).strip()]
+
+
+def select_items(ds: Dataset, items: Any = None, n: Any = None, split: Optional[str] = None,
+                 seed: Any = None) -> list[str]:
+    """The item ids of a new session: an explicit list, N at random (from `split` or all), or a split."""
+    ids = _as_list(items)
+    if ids:
+        unknown = [i for i in ids if i not in ds]
+        if unknown:
+            raise SessionInputError(f"Unknown item id(s) in {ds.benchmark}: {', '.join(unknown)}. "
+                                    f"`python app.py list {ds.benchmark}` prints the valid ids.")
+        silent = [i for i in ids if not playable(ds.get(i))]
+        if silent:
+            raise SessionInputError(f"No playable video for item(s) {', '.join(silent)} in {ds.root}.")
+        return list(dict.fromkeys(ids))
+    sets = item_sets(ds)
+    name = (split or "all").strip() or "all"
+    if name not in sets:
+        raise SessionInputError(f"Unknown item set {name!r} for {ds.benchmark}; choose one of: {', '.join(sets)}.")
+    pool = sets[name]
+    if not pool:
+        raise SessionInputError(f"{ds.benchmark} has no playable items in set {name!r} ({ds.root}).")
+    if n in (None, ""):
+        return list(pool)
+    try:
+        k = int(n)
+    except (TypeError, ValueError):
+        raise SessionInputError(f"n must be a whole number of items, got {n!r}.") from None
+    if not 1 <= k <= len(pool):
+        raise SessionInputError(f"n must be between 1 and {len(pool)} (items in set {name!r}), got {k}.")
+    rng = random.Random(None if seed in (None, "") else str(seed))
+    return rng.sample(pool, k)
+
+
+# -- small validators -------------------------------------------------------------------------
+
+def _float(req: dict, key: str, required: bool = True) -> Optional[float]:
+    v = req.get(key)
+    if v is None and not required:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise SessionInputError(f"{key} must be a number of seconds, got {v!r}.") from None
+    if not math.isfinite(f) or f < 0:
+        raise SessionInputError(f"{key} must be a finite time >= 0, got {v!r}.")
+    return f
+
+
+def _settings(req: dict) -> dict:
+    key = str(req.get("key") or "Space").strip()
+    if not re.fullmatch(r"[A-Za-z0-9]{1,20}", key):
+        raise SessionInputError(f"respond key must be a KeyboardEvent.code such as Space or KeyJ, got {key!r}.")
+    pause = str(req.get("pause", "")).lower() in ("1", "true", "yes", "on")
+    return {"pause_allowed": pause, "respond_key": key}
+
+
+def media_at(sample: int, rate: int, start_media: float, chunk_ends: list) -> float:
+    """Media time of audio sample `sample` of a clip, from the page's chunk map [[end_sample, media_t]...]
+    (media time when the chunk ending at that sample arrived); linear within a chunk, flat while paused."""
+    prev_s, prev_t = 0, start_media
+    for end_s, end_t in chunk_ends:
+        end_s, end_t = int(end_s), float(end_t)
+        if end_s >= sample and end_s > prev_s:
+            frac = (sample - prev_s) / (end_s - prev_s)
+            return prev_t + max(0.0, min(1.0, frac)) * max(0.0, end_t - prev_t)
+        prev_s, prev_t = end_s, end_t
+    return prev_t + max(0, sample - prev_s) / rate
+
+
+def clip_onset(samples: np.ndarray, rate: int) -> Optional[float]:
+    """Speech onset (s) in a clip by frame energy, with a threshold 12 dB over the clip's own noise floor
+    (bounded to -45..-25 dBFS) so a noisy microphone does not trigger at 0."""
+    from runners.asr import energy_onset
+
+    x = np.asarray(samples, dtype=np.float32)
+    n = max(1, int(rate * 0.02))
+    frames = len(x) // n
+    if frames == 0:
+        return None
+    rms_db = 20 * np.log10(np.sqrt(np.mean(x[: frames * n].reshape(frames, n) ** 2, axis=1) + 1e-12))
+    floor = float(np.percentile(rms_db, 10))
+    return energy_onset(x, rate, threshold_db=max(-45.0, min(-25.0, floor + 12.0)))
+
+
+# -- the service ------------------------------------------------------------------------------
+
+@dataclass
+class AsrGate:
+    """Loads the speech model once in the background and says whether voice responses are possible."""
+    model: Optional[str]
+    status: str = "idle"  # idle | loading | ready | error
+    message: str = ""
+    detail: str = ""  # the loader's own error, shown as the status tooltip
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def state(self) -> dict:
+        with self._lock:
+            if self.status == "idle":
+                self.status, self.message = "loading", "Loading the speech model…"
+                threading.Thread(target=self._load, daemon=True, name="asr-load").start()
+            return {"status": self.status, "message": self.message, "detail": self.detail}
+
+    def _load(self) -> None:
+        try:
+            from runners.asr import AsrUnavailable, load_model, resolve_model
+            try:
+                name = resolve_model(self.model)
+                load_model(name)
+                status, msg = "ready", f"Voice ready ({Path(name).name or name})."
+                detail = ""
+            except AsrUnavailable as exc:
+                status, msg, detail = "error", ASR_HELP, str(exc)
+        except Exception as exc:  # faster-whisper or ctranslate2 broken: say so instead of failing later
+            status, msg, detail = "error", ASR_HELP, f"{type(exc).__name__}: {exc}"
+        with self._lock:
+            self.status, self.message, self.detail = status, msg, detail
+
+
+class SessionService:
+    """The Session tab's server side: each public method takes the page's JSON dict and returns one."""
+
+    def __init__(self, ctx: AppContext, scorer: Optional[Callable[[Item, list], dict]] = None):
+        self.ctx = ctx
+        self.asr = AsrGate(ctx.asr_model)
+        self._scorer = scorer
+
+    # ---- helpers
+    @property
+    def audio_dir(self) -> Path:
+        return Path(self.ctx.store.path).resolve().parent / "audio"
+
+    def scorer(self) -> Callable[[Item, list], dict]:
+        """The benchmark's own scorer on one item (scoring.live, the same code path as a batch run)."""
+        return self._scorer or score_responses
+
+    def _dataset(self, benchmark: str) -> Dataset:
+        if benchmark not in self.ctx.benchmarks():
+            raise SessionInputError(f"Benchmark {benchmark!r} is not loaded in this app; loaded: "
+                                    f"{', '.join(self.ctx.benchmarks())}.")
+        ds = self.ctx.dataset(benchmark)
+        if not len(ds):
+            why = "; ".join(str(p) for p in ds.errors[:3]) or "no items"
+            raise SessionInputError(f"Benchmark {benchmark!r} has no items loaded from {ds.root} ({why}).")
+        return ds
+
+    def _session(self, session_id: Any) -> Session:
+        s = self.ctx.store.get_session(str(session_id or ""))
+        if s is None:
+            raise SessionInputError(f"No session {session_id!r} in {self.ctx.store.path}; open a new one.")
+        return s
+
+    def _item_of(self, s: Session, req: dict) -> tuple[int, Item]:
+        """The session item a response is for: must be the current one or an earlier one (never ahead)."""
+        try:
+            idx = int(req.get("item_index"))
+        except (TypeError, ValueError):
+            raise SessionInputError("item_index is missing.") from None
+        if not 0 <= idx < len(s.item_ids) or idx > s.current_index:
+            raise SessionInputError(f"Item {idx + 1} is not open in session {s.id}.")
+        iid = s.item_ids[idx]
+        if req.get("item_id") not in (None, iid):
+            raise SessionInputError(f"Item {req.get('item_id')!r} is not item {idx + 1} of session {s.id}.")
+        return idx, self._dataset(s.benchmark).get(iid)
+
+    @staticmethod
+    def _rid(req: dict) -> str:
+        rid = str(req.get("rid") or "")
+        return rid if _RID.match(rid) else f"r_{uuid.uuid4().hex[:16]}"
+
+    def _add(self, r: Response) -> tuple[Response, bool]:
+        """Commit a response; a retried id that is already stored counts as logged (no duplicate row)."""
+        try:
+            return self.ctx.store.add_response(r), False
+        except sqlite3.IntegrityError:
+            for old in self.ctx.store.responses(session_id=r.session_id, item_id=r.item_id):
+                if old.id == r.id:
+                    return old, True
+            raise
+
+    def _live(self, s: Session, item: Item) -> dict:
+        rows = self.ctx.store.responses(session_id=s.id, item_id=item.id)
+        return {"timeline_html": timeline_html(rows, item.stream.duration, elem_id=""), "n_rows": len(rows),
+                "last_t": max((r.t for r in rows), default=0.0)}
+
+    def _state(self, s: Session, notice: str = "") -> dict:
+        base = {"ok": True, "notice": notice, "asr": self.asr.state(),
+                "session": {"id": s.id, "participant": s.participant, "benchmark": s.benchmark,
+                            "n_items": len(s.item_ids), "index": s.current_index, "settings": s.settings}}
+        if s.current_index >= len(s.item_ids):
+            return {**base, "done": True, "summary_html": self._summary_html(s)}
+        item = self._dataset(s.benchmark).get(s.item_ids[s.current_index])
+        if not playable(item):
+            raise SessionInputError(f"No playable video for item {item.id} ({item.stream.video_path}).")
+        live = self._live(s, item)
+        req = item.request
+        return {**base, "done": False, "resume_t": live.pop("last_t"), **live,
+                "item": {"id": item.id, "index": s.current_index, "video_url": media_url(item.stream.video_path),
+                         "duration": item.stream.duration, "kind": item.kind,
+                         "request": {"text": req.text, "time": req.time, "modality": req.modality}}}
+
+    @staticmethod
+    def _fail(exc: Exception) -> dict:
+        return {"ok": False, "error": str(exc)}
+
+    # ---- server functions
+    def open_session(self, req: dict) -> dict:
+        """Resume `session_id`, or create a session from participant, benchmark and an item set."""
+        req = req if isinstance(req, dict) else {}
+        try:
+            if req.get("session_id"):
+                s = self._session(req["session_id"])
+                self._dataset(s.benchmark)
+                return self._state(s, notice="resumed")
+            participant = str(req.get("participant") or "").strip()
+            if not participant:
+                raise SessionInputError("Enter a participant id.")
+            if len(participant) > 64 or not re.fullmatch(r"[\w.@+-]+", participant):
+                raise SessionInputError("A participant id is 1-64 letters, digits or . _ @ + - (no spaces).")
+            benchmark = str(req.get("benchmark") or "").strip()
+            ds = self._dataset(benchmark)
+            ids = select_items(ds, req.get("items"), req.get("n"), req.get("split"), req.get("seed"))
+            s = self.ctx.store.create_session(participant, benchmark, ids, settings=_settings(req),
+                                              data_dir=str(Path(ds.root).resolve()))
+            return self._state(s, notice="created")
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
+
+    def item_sets(self, req: dict) -> dict:
+        try:
+            ds = self._dataset(str((req or {}).get("benchmark") or ""))
+            return {"ok": True, "sets": {k: len(v) for k, v in item_sets(ds).items()}}
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
+
+    def respond(self, req: dict) -> dict:
+        """Log a press or a typed response at the media time the page captured at the input event."""
+        t_recv = time.time()
+        try:
+            s = self._session(req.get("session_id"))
+            idx, item = self._item_of(s, req)
+            kind = req.get("kind")
+            if kind not in RESPONSE_KINDS:
+                raise SessionInputError(f"kind must be one of {', '.join(RESPONSE_KINDS)}, got {kind!r}.")
+            text = str(req.get("text") or "").strip() if kind == "text" else ""
+            if kind == "text" and not text:
+                raise SessionInputError("Type a response before sending; nothing was logged.")
+            if len(text) > MAX_TEXT:
+                raise SessionInputError(f"A text response is at most {MAX_TEXT} characters.")
+            t = _float(req, "media_t")
+            frame_t = _float(req, "frame_t", required=False)
+            meta = {k: req.get(k) for k in ("source", "paused", "rate", "ready_state", "client_wall_ms",
+                                            "input_ts_wall_ms", "typing_started_t") if req.get(k) is not None}
+            meta.update(item_index=idx, server_recv=t_recv)
+            r, dup = self._add(Response(id=self._rid(req), item_id=item.id, benchmark=s.benchmark,
+                                        responder=f"human:{s.participant}", session_id=s.id, t=t, kind=kind,
+                                        text=text, frame_t=frame_t, wall_time=t_recv,
+                                        page_id=str(req.get("page_id") or "")[:64], meta=meta))
+            return {"ok": True, "rid": r.id, "t": r.t, "kind": r.kind, "text": r.text, "duplicate": dup,
+                    **self._live(s, item)}
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
+
+    def speak(self, req: dict) -> dict:
+        """Log a voice response: save the clip, find the speech onset, transcribe it (word times),
+        and log it at the media time of the onset sample."""
+        t_recv = time.time()
+        try:
+            s = self._session(req.get("session_id"))
+            idx, item = self._item_of(s, req)
+            rate = int(req.get("sample_rate") or 0)
+            if not 8000 <= rate <= 192000:
+                raise SessionInputError(f"sample_rate must be 8000-192000 Hz, got {req.get('sample_rate')!r}.")
+            try:
+                pcm = np.frombuffer(base64.b64decode(str(req.get("pcm_b64") or ""), validate=True), dtype="<i2")
+            except (ValueError, TypeError):
+                raise SessionInputError("The audio clip is not valid base64 16-bit PCM.") from None
+            if len(pcm) < rate * 0.1:
+                raise SessionInputError("The recording is too short (under 0.1 s); nothing was logged.")
+            if len(pcm) > rate * MAX_CLIP_S:
+                raise SessionInputError(f"The recording is longer than {MAX_CLIP_S:.0f} s; nothing was logged.")
+            start_media = _float(req, "start_media_t")
+            chunks = [(int(a), float(b)) for a, b in (req.get("chunk_ends") or [])
+                      if math.isfinite(float(b))]
+            samples = pcm.astype(np.float32) / 32768.0
+            rid = self._rid(req)
+            path = self.audio_dir / s.id / f"{rid}.wav"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            import soundfile as sf
+            sf.write(str(path), samples, rate, subtype="PCM_16")
+            onset = clip_onset(samples, rate)
+            asr_error, tr = None, None
+            try:
+                from runners.asr import transcribe
+                tr = transcribe(str(path), self.ctx.asr_model)
+            except Exception as exc:  # the clip and its time are kept; the transcript can be typed in later
+                asr_error = f"{type(exc).__name__}: {exc}"
+            onset_asr = tr.words[0][1] if tr and tr.words else None
+            if onset is None and onset_asr is None:
+                return {"ok": False, "error": "No speech heard in the recording; nothing was logged.",
+                        "audio_path": str(path)}
+            onset_s = onset if onset is not None else onset_asr
+            t = media_at(int(round(onset_s * rate)), rate, start_media, chunks)
+            meta = {"source": req.get("source") or "ptt", "onset_s": onset_s, "onset_energy_s": onset,
+                    "onset_asr_s": onset_asr, "clip_start_media_t": start_media, "clip_s": len(pcm) / rate,
+                    "press_media_t": req.get("press_media_t"), "item_index": idx, "server_recv": t_recv,
+                    "language": tr.language if tr else None,
+                    "words": [list(w) for w in tr.words] if tr else [], "asr_error": asr_error}
+            r, dup = self._add(Response(id=rid, item_id=item.id, benchmark=s.benchmark,
+                                        responder=f"human:{s.participant}", session_id=s.id, t=round(t, 4),
+                                        kind="speech", text=tr.text if tr else "", frame_t=None,
+                                        audio_path=str(path), wall_time=t_recv,
+                                        page_id=str(req.get("page_id") or "")[:64], meta=meta))
+            out = {"ok": True, "rid": r.id, "t": r.t, "kind": "speech", "text": r.text, "onset_s": onset_s,
+                   "duplicate": dup, **self._live(s, item)}
+            if asr_error:
+                out["warning"] = f"Logged at {fmt_time(r.t)} without a transcript ({asr_error}); correct it below."
+            return out
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
+
+    def correct(self, req: dict) -> dict:
+        """Replace a speech transcript; the response keeps its time (a new row supersedes the old text)."""
+        try:
+            s = self._session(req.get("session_id"))
+            text = str(req.get("text") or "").strip()
+            if not text:
+                raise SessionInputError("A corrected transcript cannot be empty.")
+            rid = str(req.get("rid") or "")
+            mine = [r for r in self.ctx.store.responses(session_id=s.id) if r.id == rid]
+            if not mine:
+                raise SessionInputError(f"No response {rid!r} in session {s.id}.")
+            self.ctx.store.correct_response(rid, text[:MAX_TEXT], user=s.participant)
+            item = self._dataset(s.benchmark).get(mine[0].item_id)
+            return {"ok": True, **self._live(s, item)}
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
+
+    def finish_item(self, req: dict) -> dict:
+        """The stream ended: score the item with the benchmark's scorer, show responses vs targets, advance."""
+        try:
+            s = self._session(req.get("session_id"))
+            idx, item = self._item_of(s, req)
+            if idx == s.current_index:
+                nxt = idx + 1
+                self.ctx.store.set_session_progress(s.id, nxt, "done" if nxt >= len(s.item_ids) else "open")
+            rows = self.ctx.store.responses(session_id=s.id, item_id=item.id)
+            return {"ok": True, "result_html": self._result_html(item, rows, idx, len(s.item_ids)),
+                    "has_next": idx + 1 < len(s.item_ids)}
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
+
+    def asr_status(self, req: dict) -> dict:
+        return {"ok": True, "asr": self.asr.state()}
+
+    # ---- rendering
+    def _score(self, item: Item, rows: list[Response]) -> tuple[Optional[dict], str]:
+        try:
+            return self.scorer()(item, rows), ""
+        except Exception as exc:  # shown to the participant and the lead, never a silent zero
+            return None, f"{type(exc).__name__}: {exc}"
+
+    def _result_html(self, item: Item, rows: list[Response], idx: int, n: int) -> str:
+        res, err = self._score(item, rows)
+        if err:
+            score = f'<p class="ib-error">Could not score this item: {esc(err)}</p>'
+        else:
+            score = table_html(["measure", "value"], [(k, _fmt(v)) for k, v in _headline(res).items()],
+                               "item-score")
+        tl = timeline_html(rows, item.stream.duration, item.targets, show_targets=True, elem_id="result-timeline")
+        return (f'<h3>Item {idx + 1} of {n} done: {esc(item.id)}</h3>'
+                f'<p class="ib-request-recap">{esc(item.request.text)}</p>{score}{tl}')
+
+    def _summary_html(self, s: Session) -> str:
+        ds = self._dataset(s.benchmark)
+        rows = []
+        for iid in s.item_ids:
+            resp = self.ctx.store.responses(session_id=s.id, item_id=iid)
+            res, err = self._score(ds.get(iid), resp) if iid in ds else (None, "item not in the dataset")
+            rows.append((iid, len(resp), err or ", ".join(f"{k}={_fmt(v)}" for k, v in _headline(res).items())))
+        return (f"<h3>Session {esc(s.id)} complete</h3><p>Thank you, {esc(s.participant)}.</p>"
+                + table_html(["item", "responses", "score"], rows, "session-summary"))
+
+
+def _headline(res: Any) -> dict:
+    """The few numbers shown to a participant from a scoring.live result."""
+    if not isinstance(res, dict):
+        return {}
+    return dict(res.get("headline") or res.get("score") or {})
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+# -- Gradio wiring ----------------------------------------------------------------------------
+
+def session_head() -> str:
+    """The <style> and <script> the tab needs in the page head (launch(head=...))."""
+    css = (STATIC / "session.css").read_text(encoding="utf-8")
+    js = (STATIC / "session.js").read_text(encoding="utf-8")
+    return f"<style>{css}</style>\n<script>{js}</script>"
+
+
+def session_markup(ctx: AppContext) -> str:
+    """The tab's HTML: the setup form and the player with its controls (all driven by session.js)."""
+    opts = "".join(f'<option value="{esc(b)}">{esc(b)}</option>' for b in ctx.benchmarks())
+    return f"""
+<div class="ib-session" id="ib-session">
+ <form id="session-setup" class="ib-setup" autocomplete="off" onsubmit="return false">
+  <label>Participant id <input id="session-participant" name="participant" maxlength="64" required></label>
+  <label>Benchmark <select id="session-benchmark" name="benchmark">{opts}</select></label>
+  <label>Items <select id="session-mode"><option value="random">N at random</option>
+    <option value="split">a whole set</option><option value="ids">a list of ids</option></select></label>
+  <label class="ib-m ib-m-random ib-m-split">Set <select id="session-split"><option value="all">all</option></select></label>
+  <label class="ib-m ib-m-random">N <input id="session-n" type="number" min="1" value="{DEFAULT_N}"></label>
+  <label class="ib-m ib-m-ids">Item ids <input id="session-ids" placeholder="id, id, …"></label>
+  <label><input id="session-pause" type="checkbox"> allow pausing</label>
+  <label>Respond key <input id="session-key" value="Space" readonly title="click, then press the key to use"></label>
+  <button type="button" id="session-create-btn" class="ib-primary">Open session</button>
+  <span id="session-resume"></span>
+ </form>
+ <div id="session-message" role="alert" aria-live="assertive"></div>
+ <div id="session-player" hidden>
+  <div id="session-header" class="ib-header"></div>
+  <div class="ib-stage">
+   <video id="stream-video" playsinline preload="auto" disablepictureinpicture
+          controlslist="nodownload noplaybackrate noremoteplayback"></video>
+   <div id="session-request" class="ib-request" aria-live="polite"></div>
+   <button type="button" id="start-btn" class="ib-start">Start</button>
+  </div>
+  <div class="ib-controls">
+   <button type="button" id="respond-btn" class="ib-respond" disabled>Respond <small>(Space)</small></button>
+   <div class="ib-textrow">
+    <input id="response-text" placeholder="Type a response, Enter to send" maxlength="{MAX_TEXT}" disabled>
+    <button type="button" id="send-btn" disabled>Send</button>
+   </div>
+   <div class="ib-microw">
+    <button type="button" id="mic-btn" disabled title="hold to talk">Hold to talk</button>
+    <label><input id="mic-handsfree" type="checkbox" disabled> hands-free (voice activity)</label>
+    <button type="button" id="pause-btn" hidden>Pause</button>
+   </div>
+   <div id="mic-status" class="ib-mic-status"></div>
+   <div id="session-status" class="ib-status" aria-live="polite"></div>
+  </div>
+  <div id="session-timeline" class="ib-timeline-box"></div>
+  <div id="item-result" class="ib-result" hidden></div>
+  <button type="button" id="next-btn" class="ib-primary" hidden>Next item</button>
+ </div>
+</div>"""
+
+
+def build_session(ctx: AppContext, service: Optional[SessionService] = None) -> SessionService:
+    """Lay out the Session tab inside the current Blocks context; returns its service."""
+    import gradio as gr
+
+    svc = service or SessionService(ctx)
+
+    # gr.HTML marks each function as a server function by setting an attribute, so plain functions
+    # (not bound methods) with distinct names are needed.
+    def open_session(req): return svc.open_session(req)
+    def item_sets(req): return svc.item_sets(req)
+    def respond(req): return svc.respond(req)
+    def speak(req): return svc.speak(req)
+    def correct(req): return svc.correct(req)
+    def finish_item(req): return svc.finish_item(req)
+    def asr_status(req): return svc.asr_status(req)
+
+    gr.HTML(session_markup(ctx), elem_id="session-root", padding=False,
+            js_on_load="window.ibenchSession.mount(element, server);",
+            server_functions=[open_session, item_sets, respond, speak, correct, finish_item, asr_status])
+    return svc

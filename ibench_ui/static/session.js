@@ -1,0 +1,537 @@
+/* ibench-ui Session tab: plays one benchmark item at a time and logs every response with the media
+ * time read from the <video> at the input event (pointerdown / keydown), never at Gradio's click.
+ * Responses go straight to Python through gr.HTML server functions; a response is shown as logged
+ * only after the server has committed it. Unacknowledged responses wait in localStorage and are
+ * re-sent (idempotent ids), so a reload or a server restart loses nothing.
+ * See ../../shared/notes/ui_timing.md for the measurements behind these choices. */
+(function () {
+  "use strict";
+  if (window.ibenchSession) return;
+
+  const OUTBOX = "ibench.outbox";
+  const LAST = "ibench.session";
+  const uuid = () => (crypto.randomUUID ? crypto.randomUUID().replace(/-/g, "")
+    : Array.from(crypto.getRandomValues(new Uint8Array(16)), b => b.toString(16).padStart(2, "0")).join(""));
+  const nowWall = () => performance.timeOrigin + performance.now();
+
+  const S = {
+    pageId: uuid(), server: null, root: null, sess: null, item: null, started: false, active: false,
+    maxT: 0, frameT: null, inflight: new Set(), nRows: -1, finishing: false, typingT: null,
+    mic: null, rec: null, asr: { status: "idle", message: "" }, logged: 0,
+  };
+
+  const $ = (sel) => S.root ? S.root.querySelector(sel) : null;
+  const video = () => $("#stream-video");
+
+  /* ---------------------------------------------------------------- capture */
+  function snap(source, ev) {
+    const v = video();
+    const wall = nowWall();
+    return {
+      source, media_t: v ? v.currentTime : null, paused: v ? v.paused : null,
+      rate: v ? v.playbackRate : null, ready_state: v ? v.readyState : null, frame_t: S.frameT,
+      client_wall_ms: wall, input_ts_wall_ms: ev && ev.timeStamp ? performance.timeOrigin + ev.timeStamp : wall,
+      page_id: S.pageId,
+    };
+  }
+
+  function isTyping(el) {
+    if (!el) return false;
+    const tag = (el.tagName || "").toUpperCase();
+    return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable;
+  }
+
+  function onKeyDown(ev) {
+    if (!S.root || !S.sess) return;
+    const tgt = ev.target;
+    if (tgt && tgt.id === "session-key") {  // pick the respond key
+      ev.preventDefault();
+      tgt.value = ev.code || "Space";
+      return;
+    }
+    if (!S.active) return;
+    if (tgt && tgt.id === "response-text") {
+      if (ev.key === "Enter" && !ev.isComposing && !ev.repeat) { ev.preventDefault(); sendText(snap("enter", ev)); }
+      else if (S.typingT === null && ev.key.length === 1) { const v = video(); S.typingT = v ? v.currentTime : null; }
+      return;
+    }
+    if (tgt && tgt.id === "send-btn" && ev.key === "Enter") {  // Space stays the respond key everywhere
+      ev.preventDefault();
+      if (!ev.repeat) sendText(snap("send-key", ev));
+      return;
+    }
+    if (isTyping(tgt)) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const key = (S.sess.settings && S.sess.settings.respond_key) || "Space";
+    const onButton = tgt && tgt.id === "respond-btn" && ev.key === "Enter";
+    if (ev.code === key || onButton) {
+      ev.preventDefault();
+      ev.stopPropagation();
+      if (!ev.repeat) respond(snap(onButton ? "key:Enter" : "key:" + key, ev));
+    }
+  }
+
+  function onPointerDown(ev) {
+    if (!S.root || !S.active || ev.button !== 0) return;
+    const t = ev.target && ev.target.closest ? ev.target : null;
+    if (!t) return;
+    if (t.closest("#respond-btn")) respond(snap("button", ev));
+    else if (t.closest("#send-btn")) sendText(snap("send", ev));
+    else if (t.closest("#mic-btn")) { ev.preventDefault(); pttStart(ev); }
+  }
+
+  function onPointerUp() { if (S.rec && S.rec.source === "ptt") pttStop(); }
+
+  /* ---------------------------------------------------------------- sending */
+  function outbox() { try { return JSON.parse(localStorage.getItem(OUTBOX) || "{}"); } catch (e) { return {}; } }
+  function saveOutbox(o) { try { localStorage.setItem(OUTBOX, JSON.stringify(o)); } catch (e) { /* quota: still sent */ } }
+
+  function post(fn, payload, keep) {
+    /* Send one response; keep it in the outbox until the server acknowledges it (retries on failure). */
+    if (keep) { const o = outbox(); o[payload.rid] = { fn, payload }; saveOutbox(o); }
+    setPending();
+    const p = (async () => {
+      let delay = 250;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const res = await S.server[fn](payload);
+          // Gradio's client resolves to undefined when the request failed (it only logs a warning)
+          if (!res || typeof res.ok !== "boolean") throw new Error("no answer from the server");
+          if (keep) { const o = outbox(); delete o[payload.rid]; saveOutbox(o); }
+          // for scripts and benchmarks: the moment the page knows the response is durable
+          document.dispatchEvent(new CustomEvent("ibench:logged", { detail: { rid: payload.rid, ok: res.ok,
+            kind: payload.kind, input_ts_wall_ms: payload.input_ts_wall_ms, acked_wall_ms: nowWall(), t: res.t } }));
+          return res;
+        } catch (err) {
+          // keep trying while the page lives (the outbox also survives a reload); never drop a response
+          if (attempt >= 2) status(`Server unreachable: ${S.inflight.size} response(s) kept in this browser, retrying…`, true);
+          await new Promise(r => setTimeout(r, delay)); delay = Math.min(delay * 2, 4000);
+        }
+      }
+    })();
+    S.inflight.add(p);
+    p.finally(() => { S.inflight.delete(p); setPending(); });
+    return p;
+  }
+
+  async function flushOutbox() {
+    const o = outbox();
+    for (const rid of Object.keys(o)) {
+      const { fn, payload } = o[rid];
+      post(fn, payload, true).then((res) => {
+        if (S.item && payload.session_id === S.sess.id && payload.item_index === S.item.index) accepted(res);
+      }, () => { /* kept for the next load */ });
+    }
+  }
+
+  async function call(fn, payload) {
+    /* One server-function call; a failed request (undefined from Gradio's client) becomes an error. */
+    const res = await S.server[fn](payload);
+    if (!res || typeof res.ok !== "boolean") throw new Error("The server did not answer; check the connection and try again.");
+    return res;
+  }
+
+  function base(kind) {
+    return { rid: "r_" + uuid().slice(0, 24), session_id: S.sess.id, item_index: S.item.index, item_id: S.item.id, kind };
+  }
+
+  function accepted(res) {
+    if (!res) return;
+    if (!res.ok) { status(res.error, true); return; }
+    S.logged += res.duplicate ? 0 : 1;
+    if (typeof res.n_rows === "number" && res.n_rows >= S.nRows) {
+      S.nRows = res.n_rows;
+      $("#session-timeline").innerHTML = res.timeline_html;
+    }
+    const what = res.kind === "text" || res.kind === "speech" ? ` “${res.text || "…"}”` : "";
+    status(res.warning || `Logged ${res.kind} at ${fmt(res.t)}${what}`, !!res.warning);
+  }
+
+  function respond(m) {
+    if (!S.active) { status("Press Start first.", true); return; }
+    flash($("#respond-btn"));
+    post("respond", { ...base("press"), ...m }, true).then(accepted, () => {});
+  }
+
+  function sendText(m) {
+    if (!S.active) { status("Press Start first.", true); return; }
+    const box = $("#response-text");
+    const text = (box.value || "").trim();
+    if (!text) { status("Type a response before sending; nothing was logged.", true); box.focus(); return; }
+    const payload = { ...base("text"), ...m, text, typing_started_t: S.typingT };
+    box.value = ""; S.typingT = null;
+    post("respond", payload, true).then(accepted, () => {});
+  }
+
+  /* ---------------------------------------------------------------- microphone */
+  async function micOpen() {
+    if (S.mic) return S.mic;
+    const stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true } });
+    const ac = new (window.AudioContext || window.webkitAudioContext)();
+    const src = ac.createMediaStreamSource(stream);
+    const node = ac.createScriptProcessor(1024, 1, 1);
+    const mic = { stream, ac, src, node, rate: ac.sampleRate, ring: [], ringLen: 0, floor: 0.003, hot: 0, cold: 0 };
+    node.onaudioprocess = (e) => onAudio(mic, e.inputBuffer.getChannelData(0));
+    src.connect(node); node.connect(ac.destination);
+    if (ac.state !== "running") await ac.resume();
+    S.mic = mic;
+    return mic;
+  }
+
+  function onAudio(mic, x) {
+    const v = video();
+    const chunk = { data: new Float32Array(x), media: v ? v.currentTime : 0 };
+    mic.ring.push(chunk); mic.ringLen += chunk.data.length;  // ~0.5 s of pre-roll for hands-free
+    while (mic.ringLen - mic.ring[0].data.length > mic.rate * 0.5) mic.ringLen -= mic.ring.shift().data.length;
+    if (S.rec) {
+      S.rec.chunks.push(chunk);
+      S.rec.len += chunk.data.length;
+      if (S.rec.len > mic.rate * (S.rec.source === "ptt" ? 30 : 15)) finishRec();
+    }
+    if (!S.handsfree || !S.active) return;
+    let e = 0; for (let i = 0; i < x.length; i++) e += x[i] * x[i];
+    const rms = Math.sqrt(e / x.length);
+    const thr = Math.max(0.01, mic.floor * 4);
+    if (rms > thr) { mic.hot++; mic.cold = 0; } else { mic.cold++; mic.hot = 0; if (!S.rec) mic.floor = 0.98 * mic.floor + 0.02 * rms; }
+    if (!S.rec && mic.hot >= 3) {          // ~60 ms of voice: start a segment with the pre-roll
+      S.rec = { source: "vad", chunks: mic.ring.slice(), len: mic.ringLen, pressMedia: chunk.media };
+      micUi("Listening… (hands-free)");
+    } else if (S.rec && S.rec.source === "vad" && mic.cold * 1024 > mic.rate * 0.8) {
+      finishRec();                          // 0.8 s of quiet ends it
+    }
+  }
+
+  async function pttStart(ev) {
+    if (S.asr.status !== "ready") { micUi(S.asr.message || "Voice responses are not available.", true); return; }
+    if (S.handsfree) return;
+    const pressMedia = video() ? video().currentTime : 0;
+    S.rec = { source: "ptt", chunks: [], len: 0, pressMedia, opening: true };
+    micUi("Recording… release to send");
+    $("#mic-btn").classList.add("ib-on");
+    try { await micOpen(); } catch (err) { S.rec = null; micUi("Microphone unavailable: " + err.message, true); }
+    if (S.rec) S.rec.opening = false;
+  }
+
+  function pttStop() { $("#mic-btn").classList.remove("ib-on"); finishRec(); }
+
+  function finishRec() {
+    const rec = S.rec; S.rec = null;
+    if (!rec || !S.mic) return;
+    if (rec.len < S.mic.rate * 0.15) { micUi("Too short: hold the button while you speak."); return; }
+    micUi(rec.source === "vad" ? "Hands-free: listening" : "Transcribing…");
+    const rate = S.mic.rate;
+    const factor = rate % 16000 === 0 ? rate / 16000 : 1;       // send 16 kHz when the rate allows
+    const outRate = rate / factor;
+    const pcm = new Int16Array(Math.floor(rec.len / factor));
+    const ends = [];
+    let inPos = 0, acc = 0, k = 0, outPos = 0;
+    for (const c of rec.chunks) {
+      for (let i = 0; i < c.data.length; i++) {
+        acc += c.data[i]; k++;
+        if (k === factor) { const s = Math.max(-1, Math.min(1, acc / factor)); if (outPos < pcm.length) pcm[outPos++] = s * 32767; acc = 0; k = 0; }
+      }
+      inPos += c.data.length;
+      ends.push([Math.floor(inPos / factor), c.media]);
+    }
+    const first = rec.chunks[0];
+    const startMedia = Math.max(0, first.media - first.data.length / rate);
+    const bytes = new Uint8Array(pcm.buffer);
+    let bin = ""; for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    const payload = { ...base("speech"), source: rec.source, sample_rate: outRate, pcm_b64: btoa(bin),
+      chunk_ends: ends, start_media_t: startMedia, press_media_t: rec.pressMedia, page_id: S.pageId };
+    post("speak", payload, false).then((res) => { accepted(res); if (res && res.ok) micUi(S.handsfree ? "Hands-free: listening" : "Hold to talk"); else if (res) micUi(res.error, true); },
+      () => micUi("Could not send the recording.", true));
+  }
+
+  function micUi(msg, bad) { const el = $("#mic-status"); if (el) { el.textContent = msg || ""; el.classList.toggle("ib-bad", !!bad); } }
+
+  function applyAsr(asr) {
+    S.asr = asr || S.asr;
+    const ok = S.asr.status === "ready";
+    $("#mic-btn").disabled = !ok || !S.started;
+    $("#mic-handsfree").disabled = !ok;
+    micUi(S.asr.message, S.asr.status === "error");
+    $("#mic-status").title = S.asr.detail || "";
+    if (S.asr.status === "loading") setTimeout(async () => {
+      try { const r = await call("asr_status", {}); applyAsr(r.asr); } catch (e) { /* try again on next item */ }
+    }, 1500);
+  }
+
+  /* ---------------------------------------------------------------- session flow */
+  function status(msg, bad) { const el = $("#session-status"); if (el) { el.textContent = msg || ""; el.classList.toggle("ib-bad", !!bad); } }
+  function message(msg, bad) { const el = $("#session-message"); if (el) { el.textContent = msg || ""; el.classList.toggle("ib-bad", !!bad); } }
+  function setPending() { const n = S.inflight.size; const el = $("#respond-btn"); if (el) el.dataset.pending = n; }
+  function flash(el) { if (!el) return; el.classList.remove("ib-flash"); void el.offsetWidth; el.classList.add("ib-flash"); }
+  function fmt(t) { if (t === null || t === undefined) return "–"; const m = Math.floor(t / 60); return `${String(m).padStart(2, "0")}:${(t - 60 * m).toFixed(3).padStart(6, "0")}`; }
+
+  function urlParams() {
+    const q = new URLSearchParams(location.search);
+    // item ids contain '#'; an unencoded '#' in a study link arrives as the fragment
+    if (q.has("items") && location.hash.length > 1 && !q.get("items").includes("#"))
+      q.set("items", q.get("items") + decodeURIComponent(location.hash));
+    return q;
+  }
+
+  function setUrlSession(id) {
+    const q = new URLSearchParams(location.search);
+    q.set("session", id);
+    history.replaceState(null, "", location.pathname + "?" + q.toString());
+    try {
+      localStorage.setItem(LAST, id);
+      if (S.pendingLink) { localStorage.setItem(S.pendingLink, id); S.pendingLink = null; }
+    } catch (e) { /* private mode */ }
+  }
+
+  async function open(req) {
+    message("Opening…");
+    let res;
+    try { res = await call("open_session", req); } catch (err) { message(String(err.message || err), true); return; }
+    if (!res.ok) { message(res.error, true); return; }
+    message("");
+    show(res);
+  }
+
+  function show(res) {
+    S.sess = res.session;
+    setUrlSession(S.sess.id);
+    $("#session-setup").hidden = true;
+    $("#session-player").hidden = false;
+    if (res.done) {
+      S.item = null; S.active = false;
+      $("#item-result").hidden = false;
+      $("#item-result").innerHTML = res.summary_html;
+      $("#next-btn").hidden = true;
+      $("#start-btn").hidden = true;
+      $("#session-header").textContent = `${S.sess.participant} · ${S.sess.benchmark} · session complete`;
+      for (const id of ["#respond-btn", "#send-btn", "#response-text", "#mic-btn"]) $(id).disabled = true;
+      return;
+    }
+    loadItem(res);
+    applyAsr(res.asr);
+  }
+
+  function loadItem(res) {
+    const it = res.item;
+    S.item = it; S.started = false; S.active = false; S.finishing = false; S.nRows = -1; S.frameT = null;
+    const stored = Number(localStorage.getItem(posKey()) || 0);
+    const resume = Math.max(res.resume_t || 0, isFinite(stored) ? stored : 0);
+    S.maxT = resume;
+    const s = S.sess;
+    $("#session-header").textContent = `${s.participant} · ${s.benchmark} · item ${it.index + 1} of ${s.n_items}` +
+      (resume > 0 ? ` · resuming at ${fmt(resume)}` : "");
+    $("#item-result").hidden = true; $("#item-result").innerHTML = "";
+    $("#next-btn").hidden = true;
+    $("#session-timeline").innerHTML = res.timeline_html; S.nRows = res.n_rows;
+    $("#session-request").textContent = "";
+    $("#session-request").dataset.shown = "0";
+    const keyName = ((s.settings && s.settings.respond_key) || "Space").replace(/^(Key|Digit)/, "");
+    $("#respond-btn").querySelector("small").textContent = `(${keyName})`;
+    $("#pause-btn").hidden = !(s.settings && s.settings.pause_allowed);
+    for (const id of ["#respond-btn", "#send-btn", "#response-text"]) $(id).disabled = true;
+    const v = video();
+    v.removeAttribute("controls");
+    v.muted = false;
+    v.dataset.item = it.id;
+    v.src = it.video_url;
+    v.load();
+    if (resume > 0) {
+      const seek = () => { v.currentTime = Math.min(resume, (v.duration || resume)); };
+      if (v.readyState >= 1) seek(); else v.addEventListener("loadedmetadata", seek, { once: true });
+    }
+    trackFrames(v);
+    const st = $("#start-btn"); st.hidden = false; st.disabled = false;
+    st.textContent = resume > 0 ? "Resume" : "Start";
+    status(res.notice === "resumed" && res.n_rows ? `${res.n_rows} response(s) already logged on this item.` : "Press Start when ready.");
+  }
+
+  function posKey() { return S.sess && S.item ? `ibench.pos.${S.sess.id}.${S.item.index}` : "ibench.pos"; }
+
+  function trackFrames(v) {
+    if (!v.requestVideoFrameCallback) return;
+    const cb = (now, md) => { if (video() === v) { S.frameT = md.mediaTime; v.requestVideoFrameCallback(cb); } };
+    v.requestVideoFrameCallback(cb);
+  }
+
+  async function start() {
+    const v = video();
+    if (!S.item || S.started) return;
+    S.started = true;
+    $("#start-btn").hidden = true;
+    try { await v.play(); } catch (err) {
+      // a browser that refuses unmuted playback still plays muted; the participant is told
+      v.muted = true; await v.play(); status("Playing muted: this browser blocked sound.", true);
+    }
+    S.active = true;
+    for (const id of ["#respond-btn", "#send-btn", "#response-text"]) $(id).disabled = false;
+    applyAsr(S.asr);
+    status("Playing. Respond whenever you want.");
+    showRequest();
+  }
+
+  function showRequest() {
+    const it = S.item, v = video(), el = $("#session-request");
+    if (!it || el.dataset.shown === "1") return;
+    const r = it.request;
+    if (r.modality === "audio") { el.textContent = "(The request is spoken in the stream: listen.)"; el.dataset.shown = "1"; return; }
+    if (r.modality === "standing" || v.currentTime >= (r.time || 0)) {
+      el.textContent = r.text; el.dataset.shown = "1";
+    }
+  }
+
+  async function ended() {
+    if (!S.item || S.finishing) return;
+    S.finishing = true; S.active = false;
+    if (S.rec) finishRec();
+    for (const id of ["#respond-btn", "#send-btn", "#response-text", "#mic-btn"]) $(id).disabled = true;
+    status("Item finished; saving and scoring…");
+    await Promise.allSettled(Array.from(S.inflight));   // every press reaches the store before scoring
+    let res;
+    try { res = await call("finish_item", { session_id: S.sess.id, item_index: S.item.index, item_id: S.item.id }); }
+    catch (err) { status(String(err.message || err), true); S.finishing = false; setTimeout(ended, 3000); return; }
+    if (!res.ok) { status(res.error, true); return; }
+    try { localStorage.removeItem(posKey()); } catch (e) { /* ignore */ }
+    $("#item-result").innerHTML = res.result_html;
+    $("#item-result").hidden = false;
+    const nb = $("#next-btn");
+    nb.hidden = false;
+    nb.textContent = res.has_next ? "Next item" : "Finish session";
+    status("");
+  }
+
+  async function next() { await open({ session_id: S.sess.id }); }
+
+  /* ---------------------------------------------------------------- guards and media events */
+  function onMedia(ev) {
+    const v = ev.target;
+    if (v !== video()) return;
+    if (ev.type === "timeupdate") {
+      if (!v.seeking && v.currentTime > S.maxT) S.maxT = v.currentTime;
+      showRequest();
+      if (S.active) { try { localStorage.setItem(posKey(), String(S.maxT)); } catch (e) { /* ignore */ } }
+    } else if (ev.type === "seeking") {
+      if (v.currentTime > S.maxT + 0.3) v.currentTime = S.maxT;   // no lookahead
+    } else if (ev.type === "pause") {
+      const allowed = S.sess && S.sess.settings && S.sess.settings.pause_allowed;
+      if (S.active && !v.ended && !allowed && !S.userPaused) v.play().catch(() => {});
+    } else if (ev.type === "ended") {
+      ended();
+    }
+  }
+
+  function togglePause() {
+    const v = video();
+    if (!S.active) return;
+    if (v.paused) { S.userPaused = false; v.play(); $("#pause-btn").textContent = "Pause"; }
+    else { S.userPaused = true; v.pause(); $("#pause-btn").textContent = "Resume"; }
+  }
+
+  /* ---------------------------------------------------------------- transcript corrections */
+  function onClick(ev) {
+    const t = ev.target;
+    if (!S.root || !t || !t.closest) return;
+    if (t.closest("#start-btn")) { start(); return; }
+    if (t.closest("#next-btn")) { next(); return; }
+    if (t.closest("#pause-btn")) { togglePause(); return; }
+    if (t.closest("#session-create-btn")) { create(); return; }
+    const fix = t.closest(".ib-fix");
+    if (fix && S.root.contains(fix)) {
+      const li = fix.closest("li");
+      const span = li.querySelector(".ib-tl-text");
+      const box = document.createElement("input");
+      box.className = "ib-fix-input"; box.value = span ? span.textContent : "";
+      const save = document.createElement("button"); save.type = "button"; save.textContent = "Save";
+      save.className = "ib-fix-save";
+      save.onclick = async () => {
+        let res;
+        try { res = await call("correct", { session_id: S.sess.id, rid: fix.dataset.rid, text: box.value }); }
+        catch (err) { status(String(err.message || err), true); return; }
+        if (!res.ok) { status(res.error, true); return; }
+        S.nRows = res.n_rows;
+        const target = fix.closest("#item-result") ? null : $("#session-timeline");
+        if (target) target.innerHTML = res.timeline_html; else { span.textContent = box.value; box.remove(); save.remove(); }
+        status("Transcript corrected (its time is unchanged).");
+      };
+      fix.replaceWith(box, save); box.focus();
+    }
+  }
+
+  function create() {
+    const mode = $("#session-mode").value;
+    const req = {
+      participant: $("#session-participant").value, benchmark: $("#session-benchmark").value,
+      pause: $("#session-pause").checked ? "1" : "", key: $("#session-key").value || "Space",
+    };
+    if (mode === "ids") req.items = $("#session-ids").value;
+    else { req.split = $("#session-split").value; if (mode === "random") req.n = $("#session-n").value; }
+    if (mode === "ids" && !req.items.trim()) { message("List at least one item id.", true); return; }
+    open(req);
+  }
+
+  async function refreshSets() {
+    const sel = $("#session-split");
+    try {
+      const res = await call("item_sets", { benchmark: $("#session-benchmark").value });
+      sel.innerHTML = "";
+      if (!res.ok) { message(res.error, true); return; }
+      for (const [name, n] of Object.entries(res.sets)) {
+        const o = document.createElement("option"); o.value = name; o.textContent = `${name} (${n})`; sel.appendChild(o);
+      }
+    } catch (e) { /* the form still works with "all" */ }
+  }
+
+  function syncMode() {
+    const mode = $("#session-mode").value;
+    S.root.querySelectorAll(".ib-m").forEach(el => { el.hidden = !el.classList.contains("ib-m-" + mode); });
+  }
+
+  /* ---------------------------------------------------------------- mount */
+  function mount(element, server) {
+    S.root = element; S.server = server;
+    $("#session-mode").addEventListener("change", syncMode);
+    $("#session-benchmark").addEventListener("change", refreshSets);
+    $("#mic-handsfree").addEventListener("change", async (ev) => {
+      S.handsfree = ev.target.checked;
+      if (S.handsfree) { try { await micOpen(); micUi("Hands-free: listening"); } catch (err) { ev.target.checked = false; S.handsfree = false; micUi("Microphone unavailable: " + err.message, true); } }
+      else micUi("Hold to talk");
+    });
+    syncMode(); refreshSets();
+    const q = urlParams();
+    if (q.get("participant")) $("#session-participant").value = q.get("participant");
+    if (q.get("benchmark")) $("#session-benchmark").value = q.get("benchmark");
+    // responses a previous page could not deliver are re-sent (same ids: never twice), alongside opening
+    opening(q).finally(flushOutbox);
+  }
+
+  const LINK_KEYS = ["participant", "benchmark", "items", "n", "split", "seed", "pause", "key"];
+  function linkKey(req) { return "ibench.link." + JSON.stringify(LINK_KEYS.map(k => req[k] || "")); }
+
+  async function opening(q) {
+    if (q.get("session")) { await open({ session_id: q.get("session") }); return; }
+    if (q.get("participant") || q.get("benchmark")) {
+      const req = {}; for (const k of LINK_KEYS) if (q.has(k)) req[k] = q.get(k);
+      // the same study link opened again in this browser continues its session instead of starting over
+      let known = null; try { known = localStorage.getItem(linkKey(req)); } catch (e) { /* ignore */ }
+      if (known) {
+        try { const res = await call("open_session", { session_id: known }); if (res.ok) { show(res); return; } }
+        catch (e) { /* fall through: open a new one */ }
+      }
+      S.pendingLink = linkKey(req);
+      await open(req); return;
+    }
+    let last = null; try { last = localStorage.getItem(LAST); } catch (e) { /* ignore */ }
+    if (last) {
+      const a = document.createElement("a"); a.href = "?session=" + encodeURIComponent(last); a.textContent = "Resume your last session";
+      $("#session-resume").appendChild(a);
+    }
+  }
+
+  document.addEventListener("keydown", onKeyDown, true);
+  document.addEventListener("pointerdown", onPointerDown, true);
+  document.addEventListener("pointerup", onPointerUp, true);
+  document.addEventListener("pointercancel", onPointerUp, true);
+  document.addEventListener("click", onClick, false);
+  for (const t of ["timeupdate", "seeking", "pause", "ended"]) document.addEventListener(t, onMedia, true);
+  document.addEventListener("contextmenu", (ev) => { if (ev.target && ev.target.id === "stream-video") ev.preventDefault(); }, true);
+
+  window.ibenchSession = { mount, state: S, snap };
+})();
