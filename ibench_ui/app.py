@@ -10,6 +10,7 @@ from ibench_ui.compare import build_compare
 from ibench_ui.leaderboard import build_leaderboard
 from ibench_ui.auth_ui import build_annotation_tabs
 from ibench_ui.context import AppContext
+from ibench_ui.render import BROWSE_PLAYER_JS
 from ibench_ui.runs import RUNS_CSS, build_runs
 from ibench_ui.session import build_session, session_head
 
@@ -52,5 +53,5 @@ def serve(ctx: AppContext, host: str = "127.0.0.1", port: Optional[int] = None, 
     """Launch the app; media is served from the dataset roots only (allowed_paths)."""
     demo = build_app(ctx)
     demo.queue(default_concurrency_limit=16)
-    return demo.launch(server_name=host, server_port=port, allowed_paths=ctx.media_roots(), css=CSS + RUNS_CSS, head=session_head(),
+    return demo.launch(server_name=host, server_port=port, allowed_paths=ctx.media_roots(), css=CSS + RUNS_CSS, head=session_head() + BROWSE_PLAYER_JS,
                        prevent_thread_lock=not block, quiet=not block, footer_links=["api"])

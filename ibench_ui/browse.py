@@ -42,7 +42,7 @@ def build_browse(ctx: AppContext, token: gr.State) -> None:
     first_item = find_item(ctx, first, choices[0][1]) if choices else None
     with gr.Row():
         with gr.Column(scale=3):
-            player = gr.HTML(video_html(first_item), elem_id="browse-player", js_on_load=None)
+            player = gr.HTML(video_html(first_item, role="browse"), elem_id="browse-player", js_on_load=None)
         with gr.Column(scale=2):
             details = gr.HTML(_details_html(ctx, "", first_item), elem_id="browse-details", js_on_load=None)
     problems = gr.HTML(_problems_html(ctx, first), elem_id="browse-problems", js_on_load=None)
@@ -51,14 +51,14 @@ def build_browse(ctx: AppContext, token: gr.State) -> None:
         ch = _item_choices(ctx, b)
         first_id = ch[0][1] if ch else None
         it = find_item(ctx, b, first_id) if first_id else None
-        return (gr.update(choices=ch, value=first_id), video_html(it), _details_html(ctx, tok, it),
+        return (gr.update(choices=ch, value=first_id), video_html(it, role="browse"), _details_html(ctx, tok, it),
                 _problems_html(ctx, b))
 
     def on_item(b: str, item_id: str, tok: str):
         it = find_item(ctx, b, item_id) if item_id else None
         if it is None:
             return video_html(None), f"<p>No item {esc(item_id)} in {esc(b)}.</p>"
-        return video_html(it), _details_html(ctx, tok, it)
+        return video_html(it, role="browse"), _details_html(ctx, tok, it)
 
     bench.change(on_bench, [bench, token], [item, player, details, problems])
     item.change(on_item, [bench, item, token], [player, details])

@@ -18,15 +18,35 @@ def media_url(path: str | Path) -> str:
     return "/gradio_api/file=" + quote(str(Path(path).resolve()))
 
 
-def video_html(item: Optional[Item], elem_id: str = "stream-video", controls: bool = True) -> str:
-    """A plain HTML5 player for the item's stream, or a notice when the item has no playable media."""
+BROWSE_PLAYER_JS = """
+<script>
+/* One #stream-video per page. The Browse player carries that id until the Session tab is mounted;
+   from then on the session player owns it and the Browse player is #browse-video. */
+(function () {
+  function arbitrate() {
+    const b = document.querySelector('video[data-ib-player="browse"]');
+    if (!b) return;
+    const want = document.querySelector('#session-player video') ? 'browse-video' : 'stream-video';
+    if (b.id !== want) b.id = want;
+  }
+  new MutationObserver(arbitrate).observe(document.documentElement, {subtree: true, childList: true});
+})();
+</script>
+"""
+
+
+def video_html(item: Optional[Item], elem_id: str = "stream-video", controls: bool = True,
+               role: str = "") -> str:
+    """A plain HTML5 player for the item's stream, or a notice when the item has no playable media.
+    `role` marks the player for the page script that keeps element ids unique (see BROWSE_PLAYER_JS)."""
     if item is None:
         return f'<div class="ib-novideo" id="{esc(elem_id)}-empty">Choose an item.</div>'
     path = item.stream.video_path
     if not path or not Path(path).is_file():
         return f'<div class="ib-novideo">No playable video for {esc(item.id)} ({esc(path or "none")}).</div>'
     ctrl = " controls" if controls else ""
-    return (f'<video id="{esc(elem_id)}" src="{esc(media_url(path))}" preload="auto" playsinline{ctrl} '
+    marker = f' data-ib-player="{esc(role)}"' if role else ""
+    return (f'<video id="{esc(elem_id)}" src="{esc(media_url(path))}" preload="auto" playsinline{ctrl}{marker} '
             f'data-item="{esc(item.id)}" style="width:100%;max-height:60vh;background:#000"></video>')
 
 

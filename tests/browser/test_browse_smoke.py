@@ -22,3 +22,15 @@ def test_browse_plays_demo_item(app_server, page):
     assert t1 > t0 + 0.5, (t0, t1)
     # the request and targets of that item are listed with their times
     assert page.locator("#item-targets").count() == 1
+
+
+def test_player_id_stays_unique_once_the_session_tab_is_open(app_server, page):
+    page.goto(app_server.url + "/")
+    page.wait_for_selector("video[data-ib-player=browse]", timeout=60000)
+    assert page.evaluate("() => document.querySelectorAll('#stream-video').length") == 1
+    page.get_by_role("tab", name="Session").click()
+    page.wait_for_selector("#session-player video", state="attached", timeout=30000)
+    page.wait_for_function("() => document.querySelectorAll('#stream-video').length === 1"
+                           " && !!document.querySelector('#session-player #stream-video')", timeout=10000)
+    page.get_by_role("tab", name="Browse").click()
+    assert page.locator("#browse-video").count() == 1
