@@ -5,6 +5,8 @@ Models load from a local CTranslate2 directory: `model=` or $IBENCH_WHISPER_MODE
 (e.g. "tiny") works only where the hub is reachable; offline it raises AsrUnavailable."""
 from __future__ import annotations
 
+import json
+
 import os
 import threading
 from dataclasses import dataclass, field
@@ -184,3 +186,28 @@ def to_oi_transcript(words: Sequence[tuple[str, float, float]], t0: float = 0.0,
 def _chunk(words: list[dict]) -> dict:
     return {"text": " ".join(w["text"] for w in words), "timestamp": [words[0]["start"], words[-1]["end"]],
             "aligned_words": words}
+
+
+def transcribe_model_speech(wav: str | Path, model: Optional[str] = None, t0: float = 0.0,
+                            language: Optional[str] = None, max_gap: float = 1.0) -> dict:
+    """A model's spoken output (a WAV on the stream timeline, starting at `t0`) as the transcript chunks the
+    OmniInteract scorer reads, with word times as `aligned_words` so early/core splits work."""
+    tr = transcribe(wav, model=model, language=language)
+    return to_oi_transcript(tr.words, t0=t0, max_gap=max_gap)
+
+
+def transcribe_outputs(model_dir: str | Path, model: Optional[str] = None, language: Optional[str] = None,
+                       overwrite: bool = False) -> list[Path]:
+    """For every sample folder under an OmniInteract outputs/<model>/ folder that has the model's `output.wav`
+    but no transcript yet, write `wav_transcript.json` from faster-whisper word times. Returns files written."""
+    written = []
+    for wav in sorted(Path(model_dir).rglob("output.wav")):
+        target = wav.parent / "wav_transcript.json"
+        if target.exists() and not overwrite:
+            continue
+        doc = transcribe_model_speech(wav, model=model, language=language)
+        tmp = target.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
+        tmp.replace(target)
+        written.append(target)
+    return written

@@ -115,6 +115,8 @@ def _score(p: argparse.ArgumentParser) -> None:
     p.add_argument("--outputs", help="omniinteract: the model's outputs folder holding batch_summary.json")
     p.add_argument("--judge", help="judge spec: lexical | cache:<glob> | ensemble:<a,b> | openai:<model>@<url> | "
                                    "hf:<path> | semantic")
+    p.add_argument("--asr-model", dest="asr_model",
+                   help="omniinteract: transcribe each output.wav that has no transcript yet (faster-whisper path)")
     p.add_argument("--judge-cache-dir", dest="judge_cache_dir",
                    help="interactionbench: folder of stored verdict files for ensemble:<slugs> (results/judge_cache)")
     p.add_argument("--reference-args", dest="reference_args",

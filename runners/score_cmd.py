@@ -81,8 +81,8 @@ def score_command(a) -> int:
     b = a.benchmark
     ib_only = [f for f in ("mcq_key", "delta", "pre_tol", "gate_thresh", "items", "judge_cache_dir")
                if getattr(a, f, None) is not None]
-    if b != "omniinteract" and getattr(a, "reference_args", None):
-        raise ValueError("--reference-args applies to omniinteract only")
+    if b != "omniinteract" and (getattr(a, "reference_args", None) or getattr(a, "asr_model", None)):
+        raise ValueError("--reference-args and --asr-model apply to omniinteract only")
     if b != "interactionbench" and (ib_only or a.gate or a.skip_missing):
         raise ValueError(f"options {', '.join(ib_only) or '--gate/--skip-missing'} apply to interactionbench only")
     if b == "omniinteract":
@@ -93,6 +93,10 @@ def score_command(a) -> int:
         from scoring.omniinteract import OIConfig, evaluate
         from runners.evaluate import oi_transport
         data = a.data or str(_demo(b))
+        if getattr(a, "asr_model", None):
+            from runners.asr import transcribe_outputs
+            for path in transcribe_outputs(a.outputs, model=a.asr_model):
+                print(f"transcribed {path}", file=sys.stderr)
         config = OIConfig.from_cli_args(shlex.split(a.reference_args)) if getattr(a, "reference_args", None) \
             else OIConfig()
         report = evaluate(data, a.outputs, oi_transport(a.judge), config)
