@@ -109,16 +109,20 @@ class _MotionState:
 
 
 class MotionDetector:
-    """Scene-change scores on downscaled grey frames: mean absolute difference plus the Bhattacharyya
-    distance of grey histograms. A frame is a change when its score exceeds an adaptive threshold:
-    median + k * 1.4826 * MAD of the recent scores, never below `min_threshold`, and only once
-    `warmup` scores exist."""
+    """Scene-change scores on downscaled grey frames: the share of pixels that changed strongly (more than
+    `pixel_delta` grey levels, which compression noise and small burned-in clocks stay under) plus half the
+    Bhattacharyya distance of grey histograms (global colour or lighting changes). A frame is a change when
+    its score exceeds an adaptive threshold: median + k * 1.4826 * MAD of the recent scores, never below
+    `min_threshold`, and only once `warmup` scores exist. The share of moved pixels catches small motion
+    (a waving arm) that a mean difference drowns in the static background."""
 
-    def __init__(self, width: int = 64, k: float = 5.0, min_threshold: float = 0.04, warmup: int = 3):
+    def __init__(self, width: int = 64, k: float = 5.0, min_threshold: float = 0.005, warmup: int = 3,
+                 pixel_delta: float = 60.0):
         self.width = width
         self.warmup = warmup
         self.k = k
         self.min_threshold = min_threshold
+        self.pixel_delta = pixel_delta
 
     def features(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         import cv2
@@ -134,9 +138,9 @@ class MotionDetector:
     def score(self, a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> float:
         import cv2
 
-        diff = float(np.mean(np.abs(a[0] - b[0]))) / 255.0
+        moved = float(np.mean(np.abs(a[0] - b[0]) > self.pixel_delta))
         hist = float(cv2.compareHist(a[1], b[1], cv2.HISTCMP_BHATTACHARYYA))
-        return diff + 0.5 * hist
+        return moved + 0.5 * hist
 
     def threshold(self, scores) -> float:
         if len(scores) < self.warmup:  # no baseline of ordinary change yet: stay quiet
