@@ -5,7 +5,11 @@ browser, before the page shows it as logged.
 The page (static/session.js) talks to `SessionService` through `gr.HTML` server functions, which
 skip Gradio's queue (about half the latency of a queued event, see notes/ui_timing.md). The
 service holds no per-user state: everything a page needs comes from the store, so a reload or a
-server restart resumes where the participant left off."""
+server restart resumes where the participant left off.
+
+A session may name a model (settings "model", "responders" human|model|both, "protocol"): the page
+then reports its media clock (`clock`) and long-polls `wait_model`; `LiveModelHub` drives the model on
+that clock and pushes its responses, drawn in their own lane and scored apart from the human's."""
 from __future__ import annotations
 
 import base64
@@ -26,7 +30,8 @@ from annotation.dataset import Dataset
 from annotation.model import Item, Response, Session
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, media_url, table_html
-from ibench_ui.timeline import timeline_html
+from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, validate_protocol, validate_spec
+from ibench_ui.timeline import HUMAN_LANE, is_model, timeline_html
 from scoring.live import score_responses
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -34,6 +39,7 @@ RESPONSE_KINDS = ("press", "text")
 MAX_TEXT = 2000
 MAX_CLIP_S = 60.0
 DEFAULT_N = 5
+WHO = ("human", "model", "both")
 _RID = re.compile(r"^r_[0-9a-f]{12,32}$")
 ASR_HELP = ("Voice responses are off: no speech model. Start the app with --asr-model PATH "
             "(a local faster-whisper/CTranslate2 Whisper folder) or set $IBENCH_WHISPER_MODEL.")
@@ -124,7 +130,40 @@ def _settings(req: dict) -> dict:
     if not re.fullmatch(r"[A-Za-z0-9]{1,20}", key):
         raise SessionInputError(f"respond key must be a KeyboardEvent.code such as Space or KeyJ, got {key!r}.")
     pause = str(req.get("pause", "")).lower() in ("1", "true", "yes", "on")
-    return {"pause_allowed": pause, "respond_key": key}
+    out = {"pause_allowed": pause, "respond_key": key}
+    model = str(req.get("model") or "").strip()
+    who = str(req.get("who") or "").strip().lower() or ("both" if model else "human")
+    if who not in WHO:
+        raise SessionInputError(f"Who responds must be one of {', '.join(WHO)}, got {who!r}.")
+    if who == "human":
+        if model:
+            raise SessionInputError(f"Who responds is 'human' but model {model!r} is set: choose 'model' or "
+                                    "'both', or clear the model.")
+        return out
+    if not model:
+        raise SessionInputError(f"Who responds is {who!r}: enter a model spec such as baseline:motion.")
+    try:
+        out.update(model=validate_spec(model), responders=who, protocol=validate_protocol(req.get("protocol")))
+    except LiveModelError as exc:
+        raise SessionInputError(str(exc)) from None
+    return out
+
+
+def model_of(s: Session) -> str:
+    """The session's live model spec ("" for a human-only session)."""
+    return str((s.settings or {}).get("model") or "")
+
+
+def humans_respond(s: Session) -> bool:
+    return not model_of(s) or (s.settings or {}).get("responders") != "model"
+
+
+def lanes(s: Session) -> list[str]:
+    """Timeline lanes of a session: the human's (when humans respond) and the model's."""
+    spec = model_of(s)
+    if not spec:
+        return []
+    return ([HUMAN_LANE] if humans_respond(s) else []) + [f"model:{spec}"]
 
 
 def media_at(sample: int, rate: int, start_media: float, chunk_ends: list) -> float:
@@ -192,10 +231,12 @@ class AsrGate:
 class SessionService:
     """The Session tab's server side: each public method takes the page's JSON dict and returns one."""
 
-    def __init__(self, ctx: AppContext, scorer: Optional[Callable[[Item, list], dict]] = None):
+    def __init__(self, ctx: AppContext, scorer: Optional[Callable[[Item, list], dict]] = None,
+                 hub: Optional[LiveModelHub] = None):
         self.ctx = ctx
         self.asr = AsrGate(ctx.asr_model)
         self._scorer = scorer
+        self.hub = hub or LiveModelHub(ctx.store)
 
     # ---- helpers
     @property
@@ -252,8 +293,8 @@ class SessionService:
 
     def _live(self, s: Session, item: Item) -> dict:
         rows = self.ctx.store.responses(session_id=s.id, item_id=item.id)
-        return {"timeline_html": timeline_html(rows, item.stream.duration, elem_id=""), "n_rows": len(rows),
-                "last_t": max((r.t for r in rows), default=0.0)}
+        return {"timeline_html": timeline_html(rows, item.stream.duration, elem_id="", lanes=lanes(s)),
+                "n_rows": len(rows), "last_t": max((r.t for r in rows), default=0.0)}
 
     def _state(self, s: Session, notice: str = "") -> dict:
         base = {"ok": True, "notice": notice, "asr": self.asr.state(),
@@ -311,6 +352,8 @@ class SessionService:
         try:
             s = self._session(req.get("session_id"))
             idx, item = self._item_of(s, req)
+            if not humans_respond(s):
+                raise SessionInputError("In this session only the model responds; nothing was logged.")
             kind = req.get("kind")
             if kind not in RESPONSE_KINDS:
                 raise SessionInputError(f"kind must be one of {', '.join(RESPONSE_KINDS)}, got {kind!r}.")
@@ -416,14 +459,68 @@ class SessionService:
             if idx == s.current_index:
                 nxt = idx + 1
                 self.ctx.store.set_session_progress(s.id, nxt, "done" if nxt >= len(s.item_ids) else "open")
+            if model_of(s):  # the model's last tick (at the stream's end) still counts; then it stops
+                self.hub.finish(s.id, idx, grace=1.5)
             rows = self.ctx.store.responses(session_id=s.id, item_id=item.id)
-            return {"ok": True, "result_html": self._result_html(item, rows, idx, len(s.item_ids)),
+            return {"ok": True, "result_html": self._result_html(item, rows, idx, len(s.item_ids), s),
                     "has_next": idx + 1 < len(s.item_ids)}
         except (SessionInputError, KeyError) as exc:
             return self._fail(exc)
 
     def asr_status(self, req: dict) -> dict:
         return {"ok": True, "asr": self.asr.state()}
+
+    # ---- live model
+    def clock(self, req: dict) -> dict:
+        """A media clock report from the page (play/pause/seek/rate/ended/waiting and a 1 Hz heartbeat);
+        with a model in the session it drives that page's live model worker for the item. The answer
+        carries the server's wall clock, so a page (or a test) can relate emit times to its own."""
+        return {**self._clock(req), "server_wall_ms": time.time() * 1000.0}
+
+    def _clock(self, req: dict) -> dict:
+        try:
+            req = req if isinstance(req, dict) else {}
+            s = self._session(req.get("session_id"))
+            spec = model_of(s)
+            if not spec:
+                return {"ok": True, "model": None}
+            idx, item = self._item_of(s, req)
+            if idx != s.current_index:  # a late report from an item that has already ended
+                return {"ok": True, "model": spec, "state": "item closed"}
+            media_t = _float(req, "media_t")
+            paused = bool(req.get("paused"))
+            if req.get("event") == "ended":  # the stream is over: every tick up to the item's end is due
+                media_t, paused = max(media_t, float(item.stream.duration or 0.0)), True
+            rate = req.get("rate")
+            try:
+                rate = float(rate) if rate is not None else 1.0
+            except (TypeError, ValueError):
+                rate = 1.0
+            wall = req.get("wall")
+            wall = float(wall) if isinstance(wall, (int, float)) else None
+            from runners.protocols import DEFAULT_FOR_BENCHMARK
+            target = LiveTarget(session_id=s.id, item_index=idx, item=item, spec=spec,
+                                protocol=s.settings.get("protocol") or DEFAULT_FOR_BENCHMARK[s.benchmark],
+                                benchmark=s.benchmark, span=float(item.stream.duration or 0.0))
+            st = self.hub.report(str(req.get("page_id") or ""), target, media_t, paused, rate, wall)
+            return {"ok": True, "model": spec, **st}
+        except (SessionInputError, LiveModelError, KeyError) as exc:
+            return self._fail(exc)
+
+    async def wait_model(self, req: dict) -> dict:
+        """Long-poll: the page's model events after `cursor`, as soon as there is one (or none after 20 s)."""
+        req = req if isinstance(req, dict) else {}
+        try:
+            cursor = int(req.get("cursor") or 0)
+            timeout = min(20.0, max(0.0, float(req.get("timeout") or 20.0)))
+            res = await self.hub.wait(str(req.get("page_id") or ""), cursor, timeout)
+            return {"ok": True, **res}
+        except (LiveModelError, TypeError, ValueError) as exc:
+            return self._fail(exc)
+
+    def model_stop(self, req: dict) -> dict:
+        """The page is unloading: stop its model now rather than after the 3 s staleness rule."""
+        return {"ok": True, "stopped": self.hub.stop(str((req or {}).get("page_id") or ""), "unload")}
 
     # ---- rendering
     def _score(self, item: Item, rows: list[Response]) -> tuple[Optional[dict], str]:
@@ -432,26 +529,48 @@ class SessionService:
         except Exception as exc:  # shown to the participant and the lead, never a silent zero
             return None, f"{type(exc).__name__}: {exc}"
 
-    def _result_html(self, item: Item, rows: list[Response], idx: int, n: int) -> str:
-        res, err = self._score(item, rows)
-        if err:
-            score = f'<p class="ib-error">Could not score this item: {esc(err)}</p>'
-        else:
-            score = table_html(["measure", "value"], [(k, _fmt(v)) for k, v in _headline(res).items()],
-                               "item-score")
-        tl = timeline_html(rows, item.stream.duration, item.targets, show_targets=True, elem_id="result-timeline")
+    @staticmethod
+    def _groups(s: Optional[Session], rows: list[Response]) -> list[tuple[str, str, list[Response]]]:
+        """(label, score table id, rows) per responder scored apart: the human's and the model's."""
+        if s is None or not model_of(s):
+            return [("", "item-score", rows)]
+        out = []
+        if humans_respond(s):
+            out.append((f"You ({s.participant})", "item-score", [r for r in rows if not is_model(r)]))
+        spec = model_of(s)
+        out.append((f"Model {spec}", "item-score-model", [r for r in rows if r.responder == f"model:{spec}"]))
+        return out
+
+    def _result_html(self, item: Item, rows: list[Response], idx: int, n: int, s: Optional[Session] = None) -> str:
+        parts = []
+        for label, elem_id, mine in self._groups(s, rows):
+            res, err = self._score(item, mine)
+            head = f'<h4 class="ib-score-who">{esc(label)}: {len(mine)} response(s)</h4>' if label else ""
+            if err:
+                parts.append(f'{head}<p class="ib-error" id="{elem_id}-error">Could not score this item: {esc(err)}</p>')
+            else:
+                parts.append(head + table_html(["measure", "value"],
+                                               [(k, _fmt(v)) for k, v in _headline(res).items()], elem_id))
+        score = "".join(parts)
+        if len(parts) > 1:
+            score = f'<div class="ib-scores">{"".join(f"<div>{p}</div>" for p in parts)}</div>'
+        tl = timeline_html(rows, item.stream.duration, item.targets, show_targets=True, elem_id="result-timeline",
+                           lanes=lanes(s) if s is not None else ())
         return (f'<h3>Item {idx + 1} of {n} done: {esc(item.id)}</h3>'
                 f'<p class="ib-request-recap">{esc(item.request.text)}</p>{score}{tl}')
 
     def _summary_html(self, s: Session) -> str:
         ds = self._dataset(s.benchmark)
-        rows = []
+        rows, split = [], bool(model_of(s))
         for iid in s.item_ids:
             resp = self.ctx.store.responses(session_id=s.id, item_id=iid)
-            res, err = self._score(ds.get(iid), resp) if iid in ds else (None, "item not in the dataset")
-            rows.append((iid, len(resp), err or ", ".join(f"{k}={_fmt(v)}" for k, v in _headline(res).items())))
+            for label, _, mine in self._groups(s, resp):
+                res, err = self._score(ds.get(iid), mine) if iid in ds else (None, "item not in the dataset")
+                score = err or ", ".join(f"{k}={_fmt(v)}" for k, v in _headline(res).items())
+                rows.append((iid, label, len(mine), score) if split else (iid, len(mine), score))
+        head = ["item", "responder", "responses", "score"] if split else ["item", "responses", "score"]
         return (f"<h3>Session {esc(s.id)} complete</h3><p>Thank you, {esc(s.participant)}.</p>"
-                + table_html(["item", "responses", "score"], rows, "session-summary"))
+                + table_html(head, rows, "session-summary"))
 
 
 def _headline(res: Any) -> dict:
@@ -478,7 +597,10 @@ def session_head() -> str:
 
 def session_markup(ctx: AppContext) -> str:
     """The tab's HTML: the setup form and the player with its controls (all driven by session.js)."""
+    from runners.protocols import PROTOCOLS
     opts = "".join(f'<option value="{esc(b)}">{esc(b)}</option>' for b in ctx.benchmarks())
+    protos = "".join(f'<option value="{esc(p)}">{esc(p)} ({esc(c.benchmark)})</option>'
+                     for p, c in sorted(PROTOCOLS.items()))
     return f"""
 <div class="ib-session" id="ib-session">
  <form id="session-setup" class="ib-setup" autocomplete="off" onsubmit="return false">
@@ -491,6 +613,11 @@ def session_markup(ctx: AppContext) -> str:
   <label class="ib-m ib-m-ids">Item ids <input id="session-ids" placeholder="id, id, …"></label>
   <label><input id="session-pause" type="checkbox"> allow pausing</label>
   <label>Respond key <input id="session-key" value="Space" readonly title="click, then press the key to use"></label>
+  <label>Model <input id="session-model" placeholder="none (human only)" size="22"
+    title="a model that watches the same playback: baseline:motion, baseline:periodic:N, openai:MODEL@URL, hf:PATH, plugin:MODULE:CLASS"></label>
+  <label>Who responds <select id="session-who"><option value="human">human</option>
+    <option value="model">model</option><option value="both">both, side by side</option></select></label>
+  <label>Protocol <select id="session-protocol"><option value="">benchmark default</option>{protos}</select></label>
   <button type="button" id="session-create-btn" class="ib-primary">Open session</button>
   <span id="session-resume"></span>
  </form>
@@ -517,6 +644,7 @@ def session_markup(ctx: AppContext) -> str:
    <div id="mic-status" class="ib-mic-status"></div>
    <div id="session-status" class="ib-status" aria-live="polite"></div>
   </div>
+  <div id="model-status" class="ib-model-status" hidden></div>
   <div id="session-timeline" class="ib-timeline-box"></div>
   <div id="item-result" class="ib-result" hidden></div>
   <button type="button" id="next-btn" class="ib-primary" hidden>Next item</button>
@@ -528,7 +656,7 @@ def build_session(ctx: AppContext, service: Optional[SessionService] = None) -> 
     """Lay out the Session tab inside the current Blocks context; returns its service."""
     import gradio as gr
 
-    svc = service or SessionService(ctx)
+    svc = service or SessionService(ctx, hub=LiveModelHub(ctx.store))
 
     # gr.HTML marks each function as a server function by setting an attribute, so plain functions
     # (not bound methods) with distinct names are needed.
@@ -539,8 +667,14 @@ def build_session(ctx: AppContext, service: Optional[SessionService] = None) -> 
     def correct(req): return svc.correct(req)
     def finish_item(req): return svc.finish_item(req)
     def asr_status(req): return svc.asr_status(req)
+    def clock(req): return svc.clock(req)
+    def model_stop(req): return svc.model_stop(req)
+
+    async def wait_model(req):  # async: a waiting page holds no server thread
+        return await svc.wait_model(req)
 
     gr.HTML(session_markup(ctx), elem_id="session-root", padding=False,
             js_on_load="window.ibenchSession.mount(element, server);",
-            server_functions=[open_session, item_sets, respond, speak, correct, finish_item, asr_status])
+            server_functions=[open_session, item_sets, respond, speak, correct, finish_item, asr_status,
+                              clock, wait_model, model_stop])
     return svc

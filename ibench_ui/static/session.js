@@ -3,6 +3,9 @@
  * Responses go straight to Python through gr.HTML server functions; a response is shown as logged
  * only after the server has committed it. Unacknowledged responses wait in localStorage and are
  * re-sent (idempotent ids), so a reload or a server restart loses nothing.
+ * With a live model in the session, the page also reports its media clock (media events + 1 Hz) and
+ * long-polls `wait_model`; pushed model rows go straight into the timeline's model lane, each with
+ * the server's emit time and the time it hit the DOM (data-emit-ms / data-shown-ms).
  * See ../../shared/notes/ui_timing.md for the measurements behind these choices. */
 (function () {
   "use strict";
@@ -18,6 +21,7 @@
     pageId: uuid(), server: null, root: null, sess: null, item: null, started: false, active: false,
     maxT: 0, frameT: null, inflight: new Set(), nRows: -1, finishing: false, typingT: null,
     mic: null, rec: null, asr: { status: "idle", message: "" }, logged: 0,
+    model: "", human: true, cursor: 0, polling: false, modelRows: new Map(), shown: {}, modelN: 0,
   };
 
   const $ = (sel) => S.root ? S.root.querySelector(sel) : null;
@@ -141,7 +145,7 @@
     S.logged += res.duplicate ? 0 : 1;
     if (typeof res.n_rows === "number" && res.n_rows >= S.nRows) {
       S.nRows = res.n_rows;
-      $("#session-timeline").innerHTML = res.timeline_html;
+      setTimeline(res.timeline_html);
     }
     const what = res.kind === "text" || res.kind === "speech" ? ` “${res.text || "…"}”` : "";
     status(res.warning || `Logged ${res.kind} at ${fmt(res.t)}${what}`, !!res.warning);
@@ -149,12 +153,14 @@
 
   function respond(m) {
     if (!S.active) { status("Press Start first.", true); return; }
+    if (!S.human) { status("In this session only the model responds.", true); return; }
     flash($("#respond-btn"));
     post("respond", { ...base("press"), ...m }, true).then(accepted, () => {});
   }
 
   function sendText(m) {
     if (!S.active) { status("Press Start first.", true); return; }
+    if (!S.human) { status("In this session only the model responds.", true); return; }
     const box = $("#response-text");
     const text = (box.value || "").trim();
     if (!text) { status("Type a response before sending; nothing was logged.", true); box.focus(); return; }
@@ -188,7 +194,7 @@
       S.rec.len += chunk.data.length;
       if (S.rec.len > mic.rate * (S.rec.source === "ptt" ? 30 : 15)) finishRec();
     }
-    if (!S.handsfree || !S.active) return;
+    if (!S.handsfree || !S.active || !S.human) return;
     let e = 0; for (let i = 0; i < x.length; i++) e += x[i] * x[i];
     const rms = Math.sqrt(e / x.length);
     const thr = Math.max(0.01, mic.floor * 4);
@@ -203,7 +209,7 @@
 
   async function pttStart(ev) {
     if (S.asr.status !== "ready") { micUi(S.asr.message || "Voice responses are not available.", true); return; }
-    if (S.handsfree) return;
+    if (S.handsfree || !S.human) return;
     const pressMedia = video() ? video().currentTime : 0;
     S.rec = { source: "ptt", chunks: [], len: 0, pressMedia, opening: true };
     micUi("Recording… release to send");
@@ -248,7 +254,7 @@
   function applyAsr(asr) {
     S.asr = asr || S.asr;
     const ok = S.asr.status === "ready";
-    $("#mic-btn").disabled = !ok || !S.started;
+    $("#mic-btn").disabled = !ok || !S.started || !S.human;
     $("#mic-handsfree").disabled = !ok;
     micUi(S.asr.message, S.asr.status === "error");
     $("#mic-status").title = S.asr.detail || "";
@@ -293,6 +299,9 @@
 
   function show(res) {
     S.sess = res.session;
+    const st = S.sess.settings || {};
+    S.model = st.model || ""; S.human = !S.model || st.responders !== "model";
+    if (S.model) pollLoop();
     setUrlSession(S.sess.id);
     $("#session-setup").hidden = true;
     $("#session-player").hidden = false;
@@ -321,12 +330,16 @@
       (resume > 0 ? ` · resuming at ${fmt(resume)}` : "");
     $("#item-result").hidden = true; $("#item-result").innerHTML = "";
     $("#next-btn").hidden = true;
-    $("#session-timeline").innerHTML = res.timeline_html; S.nRows = res.n_rows;
+    S.modelRows = new Map();
+    setTimeline(res.timeline_html); S.nRows = res.n_rows;
     $("#session-request").textContent = "";
     $("#session-request").dataset.shown = "0";
     const keyName = ((s.settings && s.settings.respond_key) || "Space").replace(/^(Key|Digit)/, "");
     $("#respond-btn").querySelector("small").textContent = `(${keyName})`;
     $("#pause-btn").hidden = !(s.settings && s.settings.pause_allowed);
+    $("#model-status").hidden = !S.model;
+    modelStatus(S.model ? `Model ${S.model} (${(s.settings.protocol || "benchmark protocol")}) watches ` +
+      (S.human ? "beside you: press Start." : "this stream: press Start.") : "");
     for (const id of ["#respond-btn", "#send-btn", "#response-text"]) $(id).disabled = true;
     const v = video();
     v.removeAttribute("controls");
@@ -362,9 +375,10 @@
       v.muted = true; await v.play(); status("Playing muted: this browser blocked sound.", true);
     }
     S.active = true;
-    for (const id of ["#respond-btn", "#send-btn", "#response-text"]) $(id).disabled = false;
+    if (S.human) for (const id of ["#respond-btn", "#send-btn", "#response-text"]) $(id).disabled = false;
     applyAsr(S.asr);
-    status("Playing. Respond whenever you want.");
+    clockReport("start");
+    status(S.human ? "Playing. Respond whenever you want." : "Playing. The model responds; watch its lane below.");
     showRequest();
   }
 
@@ -385,6 +399,7 @@
     for (const id of ["#respond-btn", "#send-btn", "#response-text", "#mic-btn"]) $(id).disabled = true;
     status("Item finished; saving and scoring…");
     await Promise.allSettled(Array.from(S.inflight));   // every press reaches the store before scoring
+    if (S.model) await clockReport("ended", true);      // the model may still decide its last tick
     let res;
     try { res = await call("finish_item", { session_id: S.sess.id, item_index: S.item.index, item_id: S.item.id }); }
     catch (err) { status(String(err.message || err), true); S.finishing = false; setTimeout(ended, 3000); return; }
@@ -448,7 +463,7 @@
         if (!res.ok) { status(res.error, true); return; }
         S.nRows = res.n_rows;
         const target = fix.closest("#item-result") ? null : $("#session-timeline");
-        if (target) target.innerHTML = res.timeline_html; else { span.textContent = box.value; box.remove(); save.remove(); }
+        if (target) setTimeline(res.timeline_html); else { span.textContent = box.value; box.remove(); save.remove(); }
         status("Transcript corrected (its time is unchanged).");
       };
       fix.replaceWith(box, save); box.focus();
@@ -461,6 +476,9 @@
       participant: $("#session-participant").value, benchmark: $("#session-benchmark").value,
       pause: $("#session-pause").checked ? "1" : "", key: $("#session-key").value || "Space",
     };
+    const model = ($("#session-model").value || "").trim();
+    if (model) { req.model = model; req.who = $("#session-who").value; req.protocol = $("#session-protocol").value; }
+    else if ($("#session-who").value !== "human") { message("Enter a model spec (e.g. baseline:motion) for the model to respond.", true); return; }
     if (mode === "ids") req.items = $("#session-ids").value;
     else { req.split = $("#session-split").value; if (mode === "random") req.n = $("#session-n").value; }
     if (mode === "ids" && !req.items.trim()) { message("List at least one item id.", true); return; }
@@ -484,11 +502,114 @@
     S.root.querySelectorAll(".ib-m").forEach(el => { el.hidden = !el.classList.contains("ib-m-" + mode); });
   }
 
+  /* ---------------------------------------------------------------- live model */
+  const CLOCK_EVENTS = ["playing", "pause", "seeked", "ratechange", "waiting"];
+
+  function clockReport(type, force) {
+    /* The page's media clock for the server's model worker: media time, paused/stalled, rate, wall. */
+    const v = video();
+    if (!S.model || !S.item || !S.started || !v || (S.finishing && !force)) return Promise.resolve(null);
+    const stalled = type === "waiting" || (v.readyState < 3 && !v.ended);
+    const rep = { page_id: S.pageId, session_id: S.sess.id, item_index: S.item.index, item_id: S.item.id,
+      media_t: v.currentTime, paused: v.paused || v.ended || stalled, rate: v.playbackRate,
+      wall: nowWall() / 1000, event: type };
+    return S.server.clock(rep).then((res) => {
+      if (res && !res.ok) modelStatus(res.error, true);
+      return res;
+    }, () => null);
+  }
+
+  function onClockEvent(ev) { if (ev.target === video()) clockReport(ev.type); }
+
+  function modelStatus(msg, bad) {
+    const el = $("#model-status"); if (!el) return;
+    el.textContent = msg || ""; el.classList.toggle("ib-bad", !!bad);
+  }
+
+  async function pollLoop() {
+    /* Long-poll the server for this page's model events; each call returns at once when there is news. */
+    if (S.polling) return;
+    S.polling = true;
+    let fails = 0;
+    try {
+      while (S.model) {
+        let res = null;
+        try { res = await S.server.wait_model({ page_id: S.pageId, cursor: S.cursor }); } catch (e) { res = null; }
+        if (!res || !res.ok) { fails++; await new Promise(r => setTimeout(r, Math.min(4000, 200 * 2 ** fails))); continue; }
+        fails = 0;
+        if (res.cursor < S.cursor) S.cursor = 0;  // the server restarted: its events start again at 0
+        for (const ev of res.events || []) onModelEvent(ev);
+        S.cursor = res.cursor;
+      }
+    } finally { S.polling = false; }
+  }
+
+  function onModelEvent(ev) {
+    if (!S.sess || !S.item || ev.session_id !== S.sess.id || ev.item_index !== S.item.index) return;
+    if (ev.type === "response") { S.modelRows.set(ev.rid, ev); insertModelRow(ev); return; }
+    if (ev.type === "status") {
+      const what = { running: `Model ${ev.spec} is watching (${ev.protocol}).`,
+        done: `Model ${ev.spec} finished this item (${ev.emitted} response(s)).`,
+        cancelled: `Model ${ev.spec} stopped (${ev.reason || "cancelled"}).`,
+        error: `Model ${ev.spec} failed: ${ev.reason}` }[ev.state] || "";
+      modelStatus(what, ev.state === "error");
+    }
+  }
+
+  function insertModelRow(ev) {
+    /* Draw one pushed model row now: a mark in its lane and a list row in time order. */
+    const tl = $("#session-timeline .ib-tl");
+    if (!tl) return;
+    const esc = (x) => (window.CSS && CSS.escape) ? CSS.escape(x) : String(x).replace(/["\\]/g, "\\$&");
+    if (tl.querySelector(`li[data-rid="${esc(ev.rid)}"]`)) { noteShown(tl); return; }
+    const lane = tl.querySelector(`.ib-tl-lane[data-lane="${esc(ev.responder)}"]`);
+    if (lane && !lane.querySelector(`[data-rid="${esc(ev.rid)}"]`)) lane.insertAdjacentHTML("beforeend", ev.mark_html);
+    const list = tl.querySelector(".ib-tl-list");
+    const tmp = document.createElement("ol");
+    tmp.innerHTML = ev.row_html;
+    const li = tmp.firstElementChild;
+    let before = null;
+    for (const x of list.children) { if (Number(x.dataset.t) < ev.t) { before = x; break; } }
+    list.insertBefore(li, before);
+    const shown = nowWall();
+    if (!S.shown[ev.rid]) S.shown[ev.rid] = { emit: ev.emit_wall_ms, shown, t: ev.t, via: "push" };
+    li.dataset.emitMs = Number(ev.emit_wall_ms).toFixed(1);
+    li.dataset.shownMs = S.shown[ev.rid].shown.toFixed(1);
+    const n = list.children.length;
+    tl.dataset.n = n;
+    const cnt = tl.querySelector(".ib-tl-count"); if (cnt) cnt.textContent = `${n} response(s) logged`;
+    document.dispatchEvent(new CustomEvent("ibench:model", { detail: { ...S.shown[ev.rid], rid: ev.rid } }));
+  }
+
+  function noteShown(tl) {
+    /* Model rows that reached the DOM in a server-rendered timeline: keep (or record) when they first showed. */
+    const now = nowWall();
+    tl.querySelectorAll("li.ib-tl-model").forEach((li) => {
+      const rid = li.dataset.rid;
+      if (!S.shown[rid]) S.shown[rid] = { emit: Number(li.dataset.emitMs), shown: now, t: Number(li.dataset.t), via: "render" };
+      li.dataset.shownMs = S.shown[rid].shown.toFixed(1);
+    });
+  }
+
+  function setTimeline(html) {
+    /* Replace the live timeline with the server's rendering, keeping pushed model rows it may not have yet. */
+    const box = $("#session-timeline");
+    box.innerHTML = html;
+    const tl = box.querySelector(".ib-tl");
+    if (!tl) return;
+    noteShown(tl);
+    for (const ev of S.modelRows.values()) insertModelRow(ev);
+  }
+
   /* ---------------------------------------------------------------- mount */
   function mount(element, server) {
     S.root = element; S.server = server;
     $("#session-mode").addEventListener("change", syncMode);
     $("#session-benchmark").addEventListener("change", refreshSets);
+    $("#session-model").addEventListener("input", (ev) => {
+      const who = $("#session-who"), has = !!ev.target.value.trim();
+      if (has && who.value === "human") who.value = "both"; else if (!has) who.value = "human";
+    });
     $("#mic-handsfree").addEventListener("change", async (ev) => {
       S.handsfree = ev.target.checked;
       if (S.handsfree) { try { await micOpen(); micUi("Hands-free: listening"); } catch (err) { ev.target.checked = false; S.handsfree = false; micUi("Microphone unavailable: " + err.message, true); } }
@@ -502,7 +623,7 @@
     opening(q).finally(flushOutbox);
   }
 
-  const LINK_KEYS = ["participant", "benchmark", "items", "n", "split", "seed", "pause", "key"];
+  const LINK_KEYS = ["participant", "benchmark", "items", "n", "split", "seed", "pause", "key", "model", "who", "protocol"];
   function linkKey(req) { return "ibench.link." + JSON.stringify(LINK_KEYS.map(k => req[k] || "")); }
 
   async function opening(q) {
@@ -531,6 +652,10 @@
   document.addEventListener("pointercancel", onPointerUp, true);
   document.addEventListener("click", onClick, false);
   for (const t of ["timeupdate", "seeking", "pause", "ended"]) document.addEventListener(t, onMedia, true);
+  // media events do not bubble: capture-phase listeners see them; plus a 1 Hz heartbeat (paused too)
+  for (const t of CLOCK_EVENTS) document.addEventListener(t, onClockEvent, true);
+  setInterval(() => { if (S.model && S.started && !S.finishing) clockReport("beat"); }, 1000);
+  window.addEventListener("pagehide", () => { if (S.model && S.server) S.server.model_stop({ page_id: S.pageId }).catch(() => {}); });
   document.addEventListener("contextmenu", (ev) => { if (ev.target && ev.target.id === "stream-video") ev.preventDefault(); }, true);
 
   window.ibenchSession = { mount, state: S, snap };
