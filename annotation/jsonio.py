@@ -1,26 +1,36 @@
-"""Reading JSON and JSONL files into values or Problems that name the file and position."""
+"""The one place JSON and JSONL files are read and written: reads return values plus Problems that
+name the file and position; writes are atomic (temp file then rename)."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 from annotation.errors import Problem
+
+
+def _read_text(path: Path, name: str) -> tuple[Optional[str], Optional[Problem]]:
+    """The file's UTF-8 text (a BOM is dropped), or the Problem that stops it being read."""
+    if not path.is_file():
+        return None, Problem(name, None, None, f"file not found: {path}")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, Problem(name, None, None, f"cannot read file: {exc}")
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        return None, Problem(name, None, None, f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} "
+                                               f"(line {line}); re-save the file as UTF-8")
 
 
 def read_json(path: Path, label: Optional[str] = None) -> tuple[Any, Optional[Problem]]:
     """Parse a JSON file; on failure return (None, Problem) saying what is wrong and where."""
     name = label or str(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None, Problem(name, None, None, "file not found")
-    except OSError as exc:
-        return None, Problem(name, None, None, f"cannot read file: {exc}")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return None, Problem(name, None, None, f"not UTF-8 text (bad byte at offset {exc.start}); save the file as UTF-8")
+    text, problem = _read_text(Path(path), name)
+    if problem is not None:
+        return None, problem
     if not text.strip():
         return None, Problem(name, None, None, "file is empty; expected a JSON document")
     try:
@@ -30,45 +40,50 @@ def read_json(path: Path, label: Optional[str] = None) -> tuple[Any, Optional[Pr
                                                " (truncated or hand-edited file?)")
 
 
-def read_jsonl(path: Path, label: Optional[str] = None) -> tuple[list[dict], list[Problem]]:
-    """Parse a JSONL file line by line; bad lines become Problems and are skipped."""
+def read_jsonl_lines(path: Path, label: Optional[str] = None,
+                     objects_only: bool = False) -> tuple[list[tuple[int, Any]], list[Problem]]:
+    """Parse a JSONL file into (line number, value) pairs; bad lines (and, with `objects_only`, lines that
+    are not objects) become Problems, the rest are kept."""
     name = label or str(path)
-    rows: list[dict] = []
+    text, problem = _read_text(Path(path), name)
+    if problem is not None:
+        return [], [problem]
+    rows: list[tuple[int, Any]] = []
     problems: list[Problem] = []
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return [], [Problem(name, None, None, "file not found")]
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return [], [Problem(name, None, None, f"not UTF-8 text (bad byte at offset {exc.start})")]
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            problems.append(Problem(name, f"line {lineno}", None, f"invalid JSON: {exc.msg} at column {exc.colno}"))
+            problems.append(Problem(name, f"line {lineno}", None,
+                                    f"invalid JSON at line {lineno} column {exc.colno}: {exc.msg}"))
             continue
-        if not isinstance(row, dict):
+        if objects_only and not isinstance(row, dict):
             problems.append(Problem(name, f"line {lineno}", None, f"expected a JSON object, got {type(row).__name__}"))
             continue
-        rows.append(row)
+        rows.append((lineno, row))
     return rows, problems
 
 
+def read_jsonl(path: Path, label: Optional[str] = None) -> tuple[list[dict], list[Problem]]:
+    """Parse a JSONL file of objects; bad and non-object lines become Problems and are skipped."""
+    pairs, problems = read_jsonl_lines(path, label, objects_only=True)
+    return [row for _, row in pairs], problems
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
 def write_json(path: Path, value: Any) -> None:
-    """Write JSON atomically (temp file then rename) so a crash never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    """Write JSON (UTF-8, non-ASCII kept readable, two-space indent) atomically, so a crash never leaves half a file."""
+    _write_atomic(Path(path), json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
 
-def write_jsonl(path: Path, rows: list[dict]) -> None:
-    """Write JSONL atomically, one object per line."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    tmp.replace(path)
+def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
+    """Write JSONL atomically, one value per line."""
+    _write_atomic(Path(path), "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))

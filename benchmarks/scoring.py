@@ -6,10 +6,8 @@ Prints the median of 5 timings, items per second and the speed-up; the numbers t
 the parity tests, not here."""
 from __future__ import annotations
 
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -17,18 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from annotation.loaders.interactionbench import load_rows  # noqa: E402
 from benchmarks import synthetic  # noqa: E402
 from benchmarks.oi_synthetic import _instant, build_synthetic  # noqa: E402
+from benchmarks.timing import median_time  # noqa: E402
 
 REF_IB_S = 0.38
 REF_OI_S = 14.6
-
-
-def median_time(fn, repeat: int = 5) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def main() -> None:

@@ -10,6 +10,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Optional, Union
 
 from annotation.errors import DatasetError, Problem
+from scoring import common
+from scoring.common import (check_options, check_pair, index_predictions, is_real, not_an_object, pair_problem, pct,
+                            record_id, round1)
 
 TASKS = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 T8_SUBTYPES = ("A", "B", "C")
@@ -56,9 +59,7 @@ class ISConfig:
             "t8_rule": (self.t8_rule, ("first_in_window", "any_in_window")),
             "missing_verdict": (self.missing_verdict, ("false", "exclude")),
         }
-        for name, (value, allowed) in checks.items():
-            if value not in allowed:
-                raise ValueError(f"ISConfig.{name}={value!r}: expected one of {allowed}")
+        check_options("ISConfig", checks)
         bad = [t for t in self.avg_tasks if t not in TASKS]
         if bad:
             raise ValueError(f"ISConfig.avg_tasks has unknown task(s) {bad}; expected some of {TASKS}")
@@ -202,10 +203,6 @@ def score_interaction(interaction: Mapping, prediction: Optional[Mapping],
 
 # ---------------------------------------------------------------- aggregation
 
-def _pct(num: int, den: int) -> Optional[float]:
-    return 100.0 * num / den if den else None
-
-
 def task_aggregate(diags: list[InteractionDiag], config: ISConfig = ISConfig()) -> dict:
     """B1: per-target (default) or per-interaction accuracy of one task, with timing rates."""
     targets = [t for d in diags for t in d.targets]
@@ -214,11 +211,11 @@ def task_aggregate(diags: list[InteractionDiag], config: ISConfig = ISConfig()) 
     correct_i = sum(1 for d in diags if d.all_correct)
     timing = [t.timing for t in targets]
     out = {"n_interactions": n_i, "n_targets": n_t, "correct_targets": correct_t,
-           "correct_interactions": correct_i, "target_accuracy": _pct(correct_t, n_t),
-           "interaction_accuracy": _pct(correct_i, n_i),
-           "in_window_rate": _pct(timing.count("in_window"), n_t),
-           "early_rate": _pct(timing.count("early"), n_t),
-           "missed_rate": _pct(timing.count("missed"), n_t),
+           "correct_interactions": correct_i, "target_accuracy": pct(correct_t, n_t),
+           "interaction_accuracy": pct(correct_i, n_i),
+           "in_window_rate": pct(timing.count("in_window"), n_t),
+           "early_rate": pct(timing.count("early"), n_t),
+           "missed_rate": pct(timing.count("missed"), n_t),
            "unjudged": sum(t.unjudged for t in targets)}
     out["accuracy"] = out["target_accuracy"] if config.unit == "target" else out["interaction_accuracy"]
     return out
@@ -231,10 +228,10 @@ def t8_aggregate(diags: list[InteractionDiag], config: ISConfig = ISConfig()) ->
     by_subtype = {}
     for sub in sorted({str(d.subtype) for d in diags}):
         ts = [t for d in diags if str(d.subtype) == sub for t in d.targets]
-        by_subtype[sub] = _pct(sum(1 for t in ts if t.correct), len(ts))
+        by_subtype[sub] = pct(sum(1 for t in ts if t.correct), len(ts))
     c_inter = [d for d in diags if d.subtype == config.complete_subtype]
     k = sum(1 for d in c_inter if d.all_correct)
-    return {"n_targets": len(targets), "recalled_targets": recalled, "recall": _pct(recalled, len(targets)),
+    return {"n_targets": len(targets), "recalled_targets": recalled, "recall": pct(recalled, len(targets)),
             "recall_by_subtype": by_subtype, "complete_T8C": k, "T8C_interactions": len(c_inter),
             "complete_T8C_str": f"{k} / {len(c_inter)}"}
 
@@ -248,37 +245,13 @@ def benchmark_avg(task_scores: Mapping[str, Optional[float]], config: ISConfig =
     return sum(present) / len(present) if present else None
 
 
-def _index_predictions(predictions: Union[Iterable[Mapping], Mapping[str, Mapping], None],
-                       known: set, warnings: list[str]) -> dict[str, Mapping]:
-    """Predictions keyed by interaction id; unknown and duplicate ids are dropped with a warning."""
-    if predictions is None:
-        return {}
-    if isinstance(predictions, Mapping):
-        pairs = [(str(k), v) for k, v in predictions.items()]
-    else:
-        pairs = [(str(p.get("interaction_id")), p) for p in predictions]
-    out: dict[str, Mapping] = {}
-    for pid, pred in pairs:
-        if pid not in known:
-            warnings.append(f"prediction for unknown interaction_id {pid!r} ignored")
-        elif pid in out:
-            warnings.append(f"duplicate prediction for interaction_id {pid!r}: the first one is kept")
-        else:
-            out[pid] = pred
-    return out
-
-
-def _round(v: Optional[float]) -> Optional[float]:
-    return None if v is None else round(v, 1)
-
-
 def score(interactions: Iterable[Mapping], predictions: Union[Iterable[Mapping], Mapping[str, Mapping], None],
           config: ISConfig = ISConfig()) -> dict:
     """Score a run: {"per_item", "aggregate", "table", "warnings", "config"} (JSON-ready dicts)."""
     interactions = list(interactions)
     warnings: list[str] = []
     known = {str(x.get("interaction_id")) for x in interactions}
-    preds = _index_predictions(predictions, known, warnings)
+    preds, missing = index_predictions(predictions, known, "interaction_id", "interaction", warnings)
     per_item: dict[str, dict] = {}
     by_task: dict[str, list[InteractionDiag]] = {t: [] for t in TASKS}
     for inter in interactions:
@@ -290,9 +263,6 @@ def score(interactions: Iterable[Mapping], predictions: Union[Iterable[Mapping],
         diag = score_interaction(inter, preds.get(iid), config)
         per_item[iid] = asdict(diag)
         by_task[task].append(diag)
-    missing = sorted(known - set(preds))
-    if missing:
-        warnings.append(f"{len(missing)} interaction(s) without a prediction scored as silent")
     tasks = {t: task_aggregate(by_task[t], config) for t in TASKS if t != "T8"}
     scores = {t: tasks[t]["accuracy"] for t in tasks}
     for t in tasks:
@@ -311,9 +281,9 @@ def score(interactions: Iterable[Mapping], predictions: Union[Iterable[Mapping],
                  "complete_T8C_str": t8["complete_T8C_str"], "n_interactions": len(interactions),
                  "n_targets": sum(len(d.targets) for v in by_task.values() for d in v),
                  "n_predicted": len(preds), "missing_predictions": missing}
-    table = {t: _round(scores[t]) for t in scores}
-    table["Avg"] = _round(avg)
-    table["T8"] = _round(t8["recall"])
+    table = {t: round1(scores[t]) for t in scores}
+    table["Avg"] = round1(avg)
+    table["T8"] = round1(t8["recall"])
     table["Complete T8-C"] = t8["complete_T8C_str"]
     return {"per_item": per_item, "aggregate": aggregate, "table": table,
             "warnings": warnings, "config": asdict(config)}
@@ -321,16 +291,7 @@ def score(interactions: Iterable[Mapping], predictions: Union[Iterable[Mapping],
 
 def format_table(report: Mapping, model: str = "model") -> str:
     """Paper-style header and one row (T1-T7, Avg, T8 recall, Complete T8-C) for the terminal."""
-    table = report["table"]
-    width = max(len(model), 5)
-    cols = [(c, max(len(c), 5)) for c in TABLE_COLUMNS]
-    head = f"{'Model':<{width}} | " + " | ".join(f"{c:>{w}}" for c, w in cols)
-    cells = []
-    for c, w in cols:
-        v = table.get(c)
-        text = "-" if v is None else (v if isinstance(v, str) else f"{v:.1f}")
-        cells.append(f"{text:>{w}}")
-    return f"{head}\n{'-' * len(head)}\n{model:<{width}} | " + " | ".join(cells)
+    return common.format_table(report["table"], TABLE_COLUMNS, model)
 
 
 # ---------------------------------------------------------------- tool-call verdicts (T1)
@@ -424,33 +385,27 @@ def fill_judge_verdicts(interaction: Mapping, prediction: Optional[Mapping], jud
 
 # ---------------------------------------------------------------- validation
 
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def _check_pair(v: Any, file: str, iid: Optional[str], fld: str, out: list[Problem],
                 allow_negative: bool = False) -> bool:
-    if not isinstance(v, (list, tuple)) or len(v) != 2 or not all(_is_num(x) for x in v):
-        out.append(Problem(file, iid, fld, f"expected [start, end] in seconds, got {v!r}"))
-        return False
-    if not allow_negative and min(v) < 0:
-        out.append(Problem(file, iid, fld, f"negative time in {list(v)}; times are seconds from stream start"))
-        return False
-    if v[0] > v[1]:
-        out.append(Problem(file, iid, fld, f"window start {v[0]} is after its end {v[1]}"))
-        return False
-    return True
+    """[start, end] of numbers (not negative unless allowed), start <= end; problems go to `out`."""
+    def bounds_ok(w) -> bool:
+        if not all(is_real(x) for x in w):
+            out.append(pair_problem(w, file, iid, fld))
+            return False
+        if not allow_negative and min(w) < 0:
+            out.append(Problem(file, iid, fld, f"negative time in {list(w)}; times are seconds from stream start"))
+            return False
+        return True
+
+    return check_pair(v, file, iid, fld, out, bounds_ok)
 
 
 def validate_item(interaction: Any, file: str) -> list[Problem]:
     """Problems with one interaction (errors and warnings), each naming file, interaction and field."""
     if not isinstance(interaction, Mapping):
-        return [Problem(file, None, None, f"expected an object per interaction, got {type(interaction).__name__}")]
+        return [not_an_object(interaction, file, "interaction")]
     out: list[Problem] = []
-    iid = interaction.get("interaction_id")
-    if iid is None or iid == "":
-        out.append(Problem(file, None, "interaction_id", "missing interaction_id"))
-    iid = None if iid is None else str(iid)
+    iid = record_id(interaction, file, "interaction_id", out, "missing interaction_id", empty_is_missing=True)
     task = interaction.get("task")
     if task not in TASKS:
         out.append(Problem(file, iid, "task", f"unknown task {task!r}; expected one of {TASKS}"))
@@ -464,7 +419,7 @@ def validate_item(interaction: Any, file: str) -> list[Problem]:
     elif subtype is not None and task in TASKS:
         out.append(Problem(file, iid, "subtype", f"subtype {subtype!r} is only used for T8; ignored", "warning"))
     qt = interaction.get("query_time")
-    if qt is not None and (not _is_num(qt) or qt < 0):
+    if qt is not None and (not is_real(qt) or qt < 0):
         out.append(Problem(file, iid, "query_time", f"expected seconds >= 0, got {qt!r}"))
     targets = interaction.get("targets")
     if not isinstance(targets, (list, tuple)) or not targets:
@@ -489,7 +444,7 @@ def validate_item(interaction: Any, file: str) -> list[Problem]:
             if tq is None:
                 out.append(Problem(file, iid, f"{fld}.query_time",
                                    "target has window_rel but no query_time (on the target or the interaction)"))
-            elif not _is_num(tq) or tq < 0:
+            elif not is_real(tq) or tq < 0:
                 out.append(Problem(file, iid, f"{fld}.query_time", f"expected seconds >= 0, got {tq!r}"))
             if task in TASKS and task != "T5":
                 out.append(Problem(file, iid, f"{fld}.window_rel",
@@ -516,12 +471,9 @@ validate_interaction = validate_item
 def validate_prediction(prediction: Any, file: str) -> list[Problem]:
     """Problems with one prediction: response ids, start/end times and verdict booleans."""
     if not isinstance(prediction, Mapping):
-        return [Problem(file, None, None, f"expected an object per prediction, got {type(prediction).__name__}")]
+        return [not_an_object(prediction, file, "prediction")]
     out: list[Problem] = []
-    iid = prediction.get("interaction_id")
-    if iid is None:
-        out.append(Problem(file, None, "interaction_id", "prediction without interaction_id"))
-    iid = None if iid is None else str(iid)
+    iid = record_id(prediction, file, "interaction_id", out, "prediction without interaction_id")
     responses = prediction.get("responses")
     if not isinstance(responses, (list, tuple)):
         return out + [Problem(file, iid, "responses", f"expected a list of responses, got {responses!r}")]
@@ -538,10 +490,10 @@ def validate_prediction(prediction: Any, file: str) -> list[Problem]:
             out.append(Problem(file, iid, f"{fld}.id", f"duplicate response id {rid!r}"))
         seen.add(rid)
         t = r.get("t")
-        if not _is_num(t) or t < 0:
+        if not is_real(t) or t < 0:
             out.append(Problem(file, iid, f"{fld}.t", f"expected a start time in seconds >= 0, got {t!r}"))
         end = r.get("end")
-        if end is not None and (not _is_num(end) or (_is_num(t) and end < t)):
+        if end is not None and (not is_real(end) or (is_real(t) and end < t)):
             out.append(Problem(file, iid, f"{fld}.end", f"end {end!r} must be a time >= start {t!r}"))
         verdicts = r.get("verdicts", {})
         if not isinstance(verdicts, Mapping):

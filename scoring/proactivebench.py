@@ -12,6 +12,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Optional, Union
 
 from annotation.errors import Problem
+from scoring import common
+from scoring.common import (check_options, check_pair, index_predictions, is_int, is_real, not_an_object, pct,
+                            record_id, round1)
 
 SUBTASKS = ("ES", "OR", "WR", "AA", "SS", "DC")
 WINDOW_SUBTASKS = ("OR", "WR", "AA", "SS")
@@ -69,9 +72,7 @@ class PBConfig:
             "es_pooling": (self.es_pooling, ("micro", "macro")),
             "avg_weighting": (self.avg_weighting, ("equal", "by_items")),
         }
-        for name, (value, allowed) in checks.items():
-            if value not in allowed:
-                raise ValueError(f"PBConfig.{name}={value!r}: expected one of {allowed}")
+        check_options("PBConfig", checks)
         if self.eval_start < 1:
             raise ValueError(f"PBConfig.eval_start={self.eval_start}: must be >= 1 (1-based seconds)")
         if self.es_alert_tol < 0:
@@ -297,10 +298,6 @@ def score_item(item: Mapping, prediction: Optional[Mapping], config: PBConfig = 
 
 # ---------------------------------------------------------------- aggregation
 
-def _pct(num: int, den: int) -> Optional[float]:
-    return 100.0 * num / den if den else None
-
-
 def subtask_aggregate(subtask: str, diags: list[ItemDiag], config: PBConfig = PBConfig()) -> dict:
     """Per-subtask score with diagnostics: accuracy and outcome rates, or pooled S_ES for ES."""
     n = len(diags)
@@ -322,13 +319,13 @@ def subtask_aggregate(subtask: str, diags: list[ItemDiag], config: PBConfig = PB
         return {"n": n, "hits": hits, "alerts": alerts, "clean_segments": clean, "segments": segs,
                 "responsiveness": r, "restraint": q, "S_ES": s, "score": s, "pooling": config.es_pooling}
     correct = sum(1 for d in diags if d.correct)
-    out = {"n": n, "correct": correct, "accuracy": _pct(correct, n)}
+    out = {"n": n, "correct": correct, "accuracy": pct(correct, n)}
     if subtask in WINDOW_SUBTASKS:
         outcomes = [d.outcome for d in diags]
         out["outcomes"] = outcomes
         for name in OUTCOMES:
             if name != "late" or config.late_outcome == "late":
-                out[f"{name}_rate"] = _pct(outcomes.count(name), n)
+                out[f"{name}_rate"] = pct(outcomes.count(name), n)
     out["score"] = out["accuracy"]
     return out
 
@@ -353,33 +350,13 @@ def benchmark_avg(scores: Mapping[str, Optional[float]], config: PBConfig = PBCo
     return sum(values.values()) / len(values)
 
 
-def _index_predictions(predictions: Union[Iterable[Mapping], Mapping[str, Mapping], None],
-                       known: set, warnings: list[str]) -> dict[str, Mapping]:
-    """Predictions keyed by item id; unknown and duplicate ids are dropped with a warning."""
-    if predictions is None:
-        return {}
-    if isinstance(predictions, Mapping):
-        pairs = [(str(k), v) for k, v in predictions.items()]
-    else:
-        pairs = [(str(p.get("item_id")), p) for p in predictions]
-    out: dict[str, Mapping] = {}
-    for pid, pred in pairs:
-        if pid not in known:
-            warnings.append(f"prediction for unknown item_id {pid!r} ignored")
-        elif pid in out:
-            warnings.append(f"duplicate prediction for item_id {pid!r}: the first one is kept")
-        else:
-            out[pid] = pred
-    return out
-
-
 def score(items: Iterable[Mapping], predictions: Union[Iterable[Mapping], Mapping[str, Mapping], None],
           config: PBConfig = PBConfig()) -> dict:
     """Score a run: {"per_item", "aggregate", "table", "warnings", "config"} (JSON-ready dicts)."""
     items = list(items)
     warnings: list[str] = []
     known = {str(it.get("item_id")) for it in items}
-    preds = _index_predictions(predictions, known, warnings)
+    preds, missing = index_predictions(predictions, known, "item_id", "item", warnings)
     per_item: dict[str, dict] = {}
     by_subtask: dict[str, list[ItemDiag]] = {s: [] for s in SUBTASKS}
     for it in items:
@@ -387,9 +364,6 @@ def score(items: Iterable[Mapping], predictions: Union[Iterable[Mapping], Mappin
         diag = score_item(it, preds.get(iid), config)
         per_item[iid] = asdict(diag)
         by_subtask[diag.subtask].append(diag)
-    missing = sorted(known - set(preds))
-    if missing:
-        warnings.append(f"{len(missing)} item(s) without a prediction scored as silent")
     subtasks = {}
     scores: dict[str, Optional[float]] = {}
     for name in SUBTASKS:
@@ -408,60 +382,38 @@ def score(items: Iterable[Mapping], predictions: Union[Iterable[Mapping], Mappin
     aggregate = {"subtasks": subtasks, "S_ES": scores["ES"],
                  **{k: scores[k] for k in SUBTASKS if k != "ES"}, "AVG": avg,
                  "n_items": len(items), "n_predicted": len(preds), "missing_predictions": missing}
-    table = {k: _round(scores[k]) for k in SUBTASKS}
-    table["AVG"] = _round(avg)
+    table = {k: round1(scores[k]) for k in SUBTASKS}
+    table["AVG"] = round1(avg)
     return {"per_item": per_item, "aggregate": aggregate, "table": table,
             "warnings": warnings, "config": asdict(config)}
 
 
-def _round(v: Optional[float]) -> Optional[float]:
-    return None if v is None else round(v, 1)
-
-
 def format_table(report: Mapping, model: str = "model") -> str:
     """Paper-style header and one row (ES OR WR AA SS DC AVG, one decimal) for the terminal."""
-    table = report["table"]
-    width = max(len(model), 5)
-    head = f"{'Model':<{width}} | " + " | ".join(f"{c:>5}" for c in TABLE_COLUMNS)
-    cells = ["    -" if table.get(c) is None else f"{table[c]:5.1f}" for c in TABLE_COLUMNS]
-    row = f"{model:<{width}} | " + " | ".join(cells)
-    return f"{head}\n{'-' * len(head)}\n{row}"
+    return common.format_table(report["table"], TABLE_COLUMNS, model)
 
 
 # ---------------------------------------------------------------- validation
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def _check_time(v: Any, file: str, iid: Optional[str], fld: str, out: list[Problem]) -> bool:
     """An integer second >= 0; floats are a warning (A1 converts them), others an error."""
-    if not _is_num(v):
+    if not is_real(v):
         out.append(Problem(file, iid, fld, f"expected an integer second, got {v!r}"))
         return False
     if v < 0:
         out.append(Problem(file, iid, fld, f"negative time {v!r}; times are seconds from clip start"))
         return False
-    if not _is_int(v):
+    if not is_int(v):
         out.append(Problem(file, iid, fld, f"float time {v!r}: interval indices are integers; "
                            "it will be read as second floor(t)+1", "warning"))
     return True
 
 
 def _check_pair(v: Any, file: str, iid: Optional[str], fld: str, out: list[Problem]) -> Optional[tuple]:
-    if not isinstance(v, (list, tuple)) or len(v) != 2:
-        out.append(Problem(file, iid, fld, f"expected [start, end] in seconds, got {v!r}"))
-        return None
-    if not all(_check_time(x, file, iid, fld, out) for x in v):
-        return None
-    if v[0] > v[1]:
-        out.append(Problem(file, iid, fld, f"window start {v[0]} is after its end {v[1]}"))
-        return None
-    return (v[0], v[1])
+    """[start, end] of integer seconds (see _check_time), start <= end; the pair, or None after a problem."""
+    if check_pair(v, file, iid, fld, out, lambda w: all(_check_time(x, file, iid, fld, out) for x in w)):
+        return (v[0], v[1])
+    return None
 
 
 REQUIRED_FIELDS = {"OR": ("onset_second",), "WR": ("window",), "AA": ("window",), "SS": ("window",),
@@ -470,26 +422,23 @@ REQUIRED_FIELDS = {"OR": ("onset_second",), "WR": ("window",), "AA": ("window",)
 
 def validate_item(item: Any, file: str) -> list[Problem]:
     """Problems with one annotation item (errors and warnings), each naming file, item and field."""
-    out: list[Problem] = []
     if not isinstance(item, Mapping):
-        return [Problem(file, None, None, f"expected an object per item, got {type(item).__name__}")]
-    iid = item.get("item_id")
-    if iid is None or iid == "":
-        out.append(Problem(file, None, "item_id", "missing item_id"))
-    iid = None if iid is None else str(iid)
+        return [not_an_object(item, file, "item")]
+    out: list[Problem] = []
+    iid = record_id(item, file, "item_id", out, "missing item_id", empty_is_missing=True)
     subtask = item.get("subtask")
     if subtask not in SUBTASKS:
         out.append(Problem(file, iid, "subtask", f"unknown subtask {subtask!r}; expected one of {SUBTASKS}"))
     duration = item.get("duration")
-    if not _is_num(duration) or duration <= 0:
+    if not is_real(duration) or duration <= 0:
         out.append(Problem(file, iid, "duration", f"expected a positive number of seconds, got {duration!r}"))
         duration = None
-    elif not _is_int(duration):
+    elif not is_int(duration):
         out.append(Problem(file, iid, "duration", f"duration {duration!r} is not a whole number of seconds; "
                            "scoring uses int(duration)", "warning"))
     start = item.get("eval_start", 2)
     if "eval_start" in item:
-        if not _is_int(start) or start < 1:
+        if not is_int(start) or start < 1:
             out.append(Problem(file, iid, "eval_start", f"expected an integer second >= 1, got {start!r}"))
             start = 2
         elif duration is not None and start > duration:
@@ -528,14 +477,14 @@ def validate_item(item: Any, file: str) -> list[Problem]:
     if subtask == "SS" and item.get("verified_silence_seconds") is not None:
         v = item["verified_silence_seconds"]
         lo, hi = SS_SILENCE_RANGE
-        if not _is_num(v):
+        if not is_real(v):
             out.append(Problem(file, iid, "verified_silence_seconds", f"expected seconds, got {v!r}"))
         elif not lo <= v <= hi:
             out.append(Problem(file, iid, "verified_silence_seconds",
                                f"verified silence {v} s is outside the expected {lo}-{hi} s", "warning"))
     if subtask == "DC" and item.get("ref_count") is not None:
         c = item["ref_count"]
-        if not _is_int(c) or c < 0:
+        if not is_int(c) or c < 0:
             out.append(Problem(file, iid, "ref_count", f"expected an integer count >= 0, got {c!r}"))
     if subtask == "ES":
         _validate_es(item, file, iid, start, duration, out)
@@ -585,24 +534,21 @@ def _validate_es(item: Mapping, file: str, iid: Optional[str], start: int, durat
 def validate_prediction(prediction: Any, file: str) -> list[Problem]:
     """Problems with one prediction: response_seconds must be 1-based ints, counts ints >= 0."""
     if not isinstance(prediction, Mapping):
-        return [Problem(file, None, None, f"expected an object per prediction, got {type(prediction).__name__}")]
+        return [not_an_object(prediction, file, "prediction")]
     out: list[Problem] = []
-    iid = prediction.get("item_id")
-    if iid is None:
-        out.append(Problem(file, None, "item_id", "prediction without item_id"))
-    iid = None if iid is None else str(iid)
+    iid = record_id(prediction, file, "item_id", out, "prediction without item_id")
     secs = prediction.get("response_seconds")
     if not isinstance(secs, (list, tuple)):
         out.append(Problem(file, iid, "response_seconds", f"expected a list of seconds, got {secs!r}"))
     else:
         for s in secs:
-            if not _is_num(s) or s < 1:
+            if not is_real(s) or s < 1:
                 out.append(Problem(file, iid, "response_seconds", f"expected 1-based second >= 1, got {s!r}"))
-            elif not _is_int(s):
+            elif not is_int(s):
                 out.append(Problem(file, iid, "response_seconds",
                                    f"float second {s!r} will be read as interval floor(t)+1", "warning"))
     pc = prediction.get("predicted_count")
-    if pc is not None and (not _is_int(pc) or pc < 0):
+    if pc is not None and (not is_int(pc) or pc < 0):
         out.append(Problem(file, iid, "predicted_count", f"expected an integer >= 0, got {pc!r}"))
     texts = prediction.get("texts")
     if texts is not None and not isinstance(texts, Mapping):

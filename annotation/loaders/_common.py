@@ -1,15 +1,16 @@
-"""Helpers shared by the native-layout loaders: strict JSON/JSONL reading that reports problems with
-line and column, time parsing, path checks, and media copying for dataset export."""
+"""Helpers shared by the native-layout loaders and writers: a Problems collector (with JSON/JSONL reading
+into it), time parsing, path checks, and media copying for dataset export."""
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Optional
 
-from annotation.errors import PathEscapeError, Problem
+from annotation import jsonio
+from annotation.errors import DatasetError, PathEscapeError, Problem
+from annotation.values import finite_time, is_number
 
 _MISSING = object()
 
@@ -23,6 +24,16 @@ class Problems(list):
     def warn(self, file: str, item: Optional[str], field: Optional[str], message: str) -> None:
         self.append(Problem(file, item, field, message, "warning"))
 
+    def error_count(self) -> int:
+        """How many errors (not warnings) were collected so far; compare before and after a check."""
+        return sum(p.severity == "error" for p in self)
+
+
+def raise_if_errors(problems: list[Problem]) -> None:
+    """Raise DatasetError listing every problem when any of them is an error (warnings alone pass)."""
+    if any(p.severity == "error" for p in problems):
+        raise DatasetError(list(problems))
+
 
 def display_path(path: Path, root: Path) -> str:
     """The path as shown in problems: relative to the dataset root when inside it."""
@@ -32,51 +43,19 @@ def display_path(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _decode(raw: bytes, name: str, problems: Problems) -> Optional[str]:
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        problems.error(name, None, None, f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} "
-                                         f"(line {line}); re-save the file as UTF-8")
-        return None
-
-
 def read_json(path: Path, name: str, problems: Problems) -> Any:
     """Parse one JSON file; on a missing, non-UTF-8 or invalid file, record a problem and return _MISSING."""
-    if not path.is_file():
-        problems.error(name, None, None, f"file not found: {path}")
+    value, problem = jsonio.read_json(path, name)
+    if problem is not None:
+        problems.append(problem)
         return _MISSING
-    text = _decode(path.read_bytes(), name, problems)
-    if text is None:
-        return _MISSING
-    if not text.strip():
-        problems.error(name, None, None, "file is empty (expected JSON)")
-        return _MISSING
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        problems.error(name, None, None, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
-        return _MISSING
+    return value
 
 
 def read_jsonl(path: Path, name: str, problems: Problems) -> list[tuple[int, Any]]:
     """Parse a JSONL file into (line number, value) pairs; bad lines become problems, the rest are kept."""
-    if not path.is_file():
-        problems.error(name, None, None, f"file not found: {path}")
-        return []
-    text = _decode(path.read_bytes(), name, problems)
-    if text is None:
-        return []
-    rows = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((lineno, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            problems.error(name, f"line {lineno}", None,
-                           f"invalid JSON at line {lineno} column {exc.colno}: {exc.msg}")
+    rows, found = jsonio.read_jsonl_lines(path, name)
+    problems.extend(found)
     return rows
 
 
@@ -84,42 +63,10 @@ def is_missing(value: Any) -> bool:
     return value is _MISSING
 
 
-def is_number(value: Any) -> bool:
-    """A real JSON number (bools excluded), finite."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def parse_time(value: Any) -> Optional[float]:
-    """OmniInteract time parsing: numbers, plain float strings, MM:SS or HH:MM:SS (fractional parts)."""
-    if is_number(value):
-        return float(value)
-    if not isinstance(value, str):
-        return None
-    s = value.strip()
-    if not s:
-        return None
-    try:
-        v = float(s)
-        return v if math.isfinite(v) else None
-    except ValueError:
-        pass
-    parts = s.split(":")
-    if len(parts) not in (2, 3):
-        return None
-    try:
-        nums = [float(p) for p in parts]
-    except ValueError:
-        return None
-    if not all(math.isfinite(n) for n in nums):
-        return None
-    total = 0.0
-    for n in nums:
-        total = total * 60 + n
-    return total
+    """OmniInteract time parsing: numbers, plain float strings, MM:SS or HH:MM:SS (fractional parts);
+    bools and non-finite values are not times."""
+    return finite_time(value)
 
 
 def resolve_inside(root: Path, rel: str) -> Path:
@@ -165,19 +112,6 @@ def item_label(record: Any, key: str, index: int) -> str:
         if isinstance(v, str) and v.strip():
             return v
     return f"#{index}"
-
-
-def write_json(path: Path, data: Any) -> None:
-    """Write JSON as UTF-8, non-ASCII kept readable, two-space indent."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-
-
-def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def link_or_copy(src: Path, dst: Path) -> bool:

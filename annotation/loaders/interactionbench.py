@@ -2,7 +2,6 @@
 results/<domain>/<vid>/annotation.json (when any legacy file exists, only legacy files are read)."""
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any, Optional
 
@@ -12,6 +11,7 @@ from annotation.errors import Problem
 from annotation.jsonio import read_json, write_json
 from annotation.media import probe_or_problem
 from annotation.model import Item, Request, Stream, Target
+from annotation.values import is_number
 
 BENCHMARK = "interactionbench"
 VIDEO_FIELDS = ("video_id", "item_index", "domain", "duration_s")
@@ -23,10 +23,6 @@ def annotation_files(root: Path) -> list[Path]:
     if legacy:
         return legacy
     return sorted((root / "annotations").glob("*/*.json"), key=lambda p: (p.parent.name, p.stem))
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 class _Checker:
@@ -47,7 +43,7 @@ class _Checker:
             if not allow_null:
                 self.error(item, field, "missing; expected a time in seconds")
             return
-        if not _is_number(value):
+        if not is_number(value):
             self.error(item, field, f"expected a number of seconds, got {value!r}")
         elif value < 0:
             self.error(item, field, f"negative time {value}; expected seconds >= 0")
@@ -82,7 +78,7 @@ def _check_item(ck: _Checker, iid: str, it: Any, duration: float) -> bool:
         ck.error(iid, "answers", f"expected a list, got {type(answers).__name__}")
         return False
     ok = True
-    qt = it.get("question_time_s") if _is_number(it.get("question_time_s")) else 0.0
+    qt = it.get("question_time_s") if is_number(it.get("question_time_s")) else 0.0
     for k, a in enumerate(answers):
         f = f"answers[{k}]"
         if not isinstance(a, dict):
@@ -97,7 +93,7 @@ def _check_item(ck: _Checker, iid: str, it: Any, duration: float) -> bool:
             ck.error(iid, f + ".content", f"expected text, got {type(c).__name__}")
             ok = False
         t = a.get("time_s")
-        if _is_number(t):
+        if is_number(t):
             if tt == "A" and 0 <= t < qt:
                 ck.warn(iid, f + ".time_s", f"answer at {t}s comes before its question at {qt}s"
                                             " (type A is timed at the question; check the annotation)")
@@ -133,7 +129,7 @@ def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Op
     if duration is None:
         ck.warn(None, "duration_s", "missing; the reference uses 0.0 (segment ends and chatter rates depend on it)")
         duration = 0.0
-    elif not _is_number(duration) or duration < 0:
+    elif not is_number(duration) or duration < 0:
         ck.error(None, "duration_s", f"expected seconds >= 0, got {duration!r}")
         duration = 0.0
     items = doc.get("items")

@@ -9,68 +9,24 @@ from pathlib import Path
 from typing import Any, Optional
 
 from annotation.dataset import Dataset
-from annotation.errors import PathEscapeError
-from annotation.loaders._common import (Problems, check_window, is_missing, is_number, item_label,
-                                        link_or_copy, read_json, resolve_inside, write_json)
+from annotation.loaders import _single_file
+from annotation.loaders._common import Problems, check_window
 from annotation.media import probe_or_problem
 from annotation.model import Item, Request, Target
+from annotation.values import is_number
 
 BENCHMARK = "interactscope"
 ANNOTATION_FILE = "interactions.json"
 VERSION = 1
 TASKS = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 T8_SUBTYPES = ("A", "B", "C")
+LAYOUT = _single_file.Layout(BENCHMARK, ANNOTATION_FILE, VERSION, records="interactions", noun="interaction",
+                             id_key="interaction_id")
 
 
 def load(root: str | Path, probe_media: bool = True) -> Dataset:
     """Read and validate `<root>/interactions.json`; every problem found is kept in Dataset.problems."""
-    root = Path(root)
-    problems = Problems()
-    ds = Dataset(BENCHMARK, str(root))
-    if not root.is_dir():
-        problems.error(str(root), None, None, f"annotation root not found (expected a folder holding {ANNOTATION_FILE})")
-        ds.problems = list(problems)
-        return ds
-    name = ANNOTATION_FILE
-    top = read_json(root / name, name, problems)
-    if is_missing(top):
-        ds.problems = list(problems)
-        return ds
-    records = _check_header(top, name, problems)
-    if isinstance(top, dict):
-        ds.extra["header"] = {k: (None if k == "interactions" else v) for k, v in top.items()}
-    seen: dict[str, int] = {}
-    for index, rec in enumerate(records):
-        item = _build_item(rec, index, root, name, problems, seen, probe_media)
-        if item is not None:
-            ds.add(item)
-    if isinstance(records, list) and not records:
-        problems.error(name, None, "interactions", "empty dataset: the interactions list has no entries")
-    elif records and not ds.items:
-        problems.error(name, None, "interactions", "no valid interaction could be loaded")
-    ds.problems = list(problems)
-    return ds
-
-
-def _check_header(top: Any, name: str, problems: Problems) -> list:
-    if not isinstance(top, dict):
-        problems.error(name, None, None, "expected a JSON object with 'benchmark', 'version' and 'interactions', "
-                                         f"got {type(top).__name__}")
-        return []
-    if top.get("benchmark") != BENCHMARK:
-        problems.error(name, None, "benchmark", f"expected \"{BENCHMARK}\", got {json.dumps(top.get('benchmark'))}")
-    if "version" not in top:
-        problems.warn(name, None, "version", f"missing; assuming version {VERSION}")
-    elif top["version"] != VERSION:
-        problems.error(name, None, "version", f"unsupported version {json.dumps(top['version'])} (expected {VERSION})")
-    recs = top.get("interactions")
-    if recs is None:
-        problems.error(name, None, "interactions", "missing field (expected a list of interactions)")
-        return []
-    if not isinstance(recs, list):
-        problems.error(name, None, "interactions", f"expected a list, got {type(recs).__name__}")
-        return []
-    return recs
+    return _single_file.load(LAYOUT, root, _build_item, probe_media)
 
 
 def _time(v: Any, name: str, iid: str, field: str, problems: Problems) -> Optional[float]:
@@ -85,29 +41,11 @@ def _time(v: Any, name: str, iid: str, field: str, problems: Problems) -> Option
 
 def _build_item(rec: Any, index: int, root: Path, name: str, problems: Problems, seen: dict[str, int],
                 probe_media: bool) -> Optional[Item]:
-    iid = item_label(rec, "interaction_id", index)
-    if not isinstance(rec, dict):
-        problems.error(name, iid, None, f"expected an object, got {type(rec).__name__}")
+    started = _single_file.start_record(LAYOUT, rec, index, name, problems, seen)
+    if started is None:
         return None
-    n_before = sum(p.severity == "error" for p in problems)
-
-    if "interaction_id" not in rec:
-        problems.error(name, iid, "interaction_id", "missing field")
-    elif not isinstance(rec["interaction_id"], str) or not rec["interaction_id"].strip():
-        problems.error(name, iid, "interaction_id", f"expected a non-empty string, got {json.dumps(rec['interaction_id'])}")
-    elif rec["interaction_id"] in seen:
-        problems.error(name, iid, "interaction_id", f"duplicate id: interaction #{index} repeats the id of "
-                                                    f"interaction #{seen[rec['interaction_id']]}")
-    else:
-        seen[rec["interaction_id"]] = index
-
-    task = rec.get("task")
-    if "task" not in rec:
-        problems.error(name, iid, "task", f"missing field (one of {', '.join(TASKS)})")
-        task = None
-    elif task not in TASKS:
-        problems.error(name, iid, "task", f"unknown task {json.dumps(task)} (expected one of {', '.join(TASKS)})")
-        task = None
+    iid, n_before = started
+    task = _single_file.check_choice(rec, "task", TASKS, name, iid, problems)
 
     subtype = rec.get("subtype")
     if task == "T8":
@@ -127,21 +65,11 @@ def _build_item(rec: Any, index: int, root: Path, name: str, problems: Problems,
         problems.error(name, iid, "query_text", f"expected a string, got {type(query_text).__name__}")
         query_text = None
 
-    video_rel = rec.get("video")
-    video_path = None
-    if "video" not in rec:
-        problems.error(name, iid, "video", "missing field (path of the video relative to the dataset root)")
-    elif not isinstance(video_rel, str) or not video_rel.strip():
-        problems.error(name, iid, "video", f"expected a relative path string, got {json.dumps(video_rel)}")
-    else:
-        try:
-            video_path = resolve_inside(root, video_rel)
-        except PathEscapeError as exc:
-            problems.error(name, iid, "video", str(exc))
+    video_rel, video_path = _single_file.check_video(rec, root, name, iid, problems)
 
     targets = _targets(rec, task, query_time, name, iid, problems)
 
-    if sum(p.severity == "error" for p in problems) > n_before:
+    if problems.error_count() > n_before:
         return None
     stream, problem = probe_or_problem(video_rel, video_path, name, iid, "video", probe_media)
     if problem is not None:
@@ -221,11 +149,4 @@ def _targets(rec: dict, task: Optional[str], query_time: Optional[float], name: 
 
 def export_dataset(dataset: Dataset, out_dir: str | Path) -> Path:
     """Write `interactions.json` from each Item.native (header kept) and link or copy the videos."""
-    out = Path(out_dir)
-    header = dict(dataset.extra.get("header") or {"benchmark": BENCHMARK, "version": VERSION, "interactions": None})
-    header["interactions"] = [it.native for it in dataset.items]
-    write_json(out / ANNOTATION_FILE, header)
-    src_root = Path(dataset.root)
-    for rel in sorted({it.native.get("video") for it in dataset.items if isinstance(it.native, dict)} - {None}):
-        link_or_copy(resolve_inside(src_root, rel), resolve_inside(out, rel))
-    return out / ANNOTATION_FILE
+    return _single_file.export_dataset(LAYOUT, dataset, out_dir)

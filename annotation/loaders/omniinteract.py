@@ -11,29 +11,19 @@ from typing import Any, Optional
 
 from annotation.dataset import Dataset
 from annotation.errors import PathEscapeError
-from annotation.loaders._common import (Problems, display_path, is_missing, is_number, link_or_copy,
-                                        parse_time, read_json, resolve_inside, write_json)
+from annotation.jsonio import write_json
+from annotation.loaders._common import (Problems, display_path, is_missing, link_or_copy, parse_time, read_json,
+                                        resolve_inside)
 from annotation.media import probe_or_problem
 from annotation.model import Item, Request, Target
+from annotation.values import is_number, to_bool
 
 BENCHMARK = "omniinteract"
 MAP_FILE = "video_json_map.json"
 SCENE_TYPES = ("multi_turn", "nested")          # allowed in video_json_map.json
 QUESTION_TYPES = ("realtime", "proactive")      # 1Q1A rows
 TAIL_SECONDS = 60.0                             # --last_slot_tail_sec
-_TRUE = ("1", "true", "yes", "y", "t")
 _NESTED_MARKS = ("/nested/", "/nested2/", "__nested__", "__nested2__")
-
-
-def to_bool(v: Any) -> bool:
-    """The reference's to_bool: bool, non-zero number, or 1/true/yes/y/t (any case)."""
-    if isinstance(v, bool):
-        return v
-    if is_number(v):
-        return v != 0
-    if isinstance(v, str):
-        return v.strip().lower() in _TRUE
-    return False
 
 
 def video_name(video_rel: str, one_qna: bool = False) -> str:

@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any, Optional
 
 from annotation.dataset import Dataset
-from annotation.errors import PathEscapeError
-from annotation.loaders._common import (Problems, check_window, is_int, is_missing,
-                                        is_number, item_label, link_or_copy, read_json, resolve_inside,
-                                        write_json)
+from annotation.loaders import _single_file
+from annotation.loaders._common import Problems, check_window
 from annotation.media import probe_or_problem
 from annotation.model import Item, Request, Target
+from annotation.values import is_int, is_number
 
 BENCHMARK = "proactivebench"
 ANNOTATION_FILE = "annotations.json"
@@ -24,58 +23,12 @@ WINDOW_SUBTASKS = ("WR", "AA", "SS")
 OR_WINDOW = (0, 2)          # OR window = [u + 0, u + 2] (spec A4)
 SS_SILENCE_RANGE = (60, 194)  # verified silence before an SS window (spec A.10, warning only)
 DEFAULT_EVAL_START = 2
+LAYOUT = _single_file.Layout(BENCHMARK, ANNOTATION_FILE, VERSION, records="items", noun="item", id_key="item_id")
 
 
 def load(root: str | Path, probe_media: bool = True) -> Dataset:
     """Read and validate `<root>/annotations.json`; every problem found is kept in Dataset.problems."""
-    root = Path(root)
-    problems = Problems()
-    ds = Dataset(BENCHMARK, str(root))
-    if not root.is_dir():
-        problems.error(str(root), None, None, "annotation root not found (expected a folder holding "
-                                              f"{ANNOTATION_FILE})")
-        ds.problems = list(problems)
-        return ds
-    name = ANNOTATION_FILE
-    top = read_json(root / name, name, problems)
-    if is_missing(top):
-        ds.problems = list(problems)
-        return ds
-    records = _check_header(top, name, problems)
-    if isinstance(top, dict):
-        ds.extra["header"] = {k: (None if k == "items" else v) for k, v in top.items()}
-    seen: dict[str, int] = {}
-    for index, rec in enumerate(records):
-        item = _build_item(rec, index, root, name, problems, seen, probe_media)
-        if item is not None:
-            ds.add(item)
-    if isinstance(records, list) and not records:
-        problems.error(name, None, "items", "empty dataset: the items list has no entries")
-    elif records and not ds.items:
-        problems.error(name, None, "items", "no valid item could be loaded")
-    ds.problems = list(problems)
-    return ds
-
-
-def _check_header(top: Any, name: str, problems: Problems) -> list:
-    if not isinstance(top, dict):
-        problems.error(name, None, None, f"expected a JSON object with 'benchmark', 'version' and 'items', "
-                                         f"got {type(top).__name__}")
-        return []
-    if top.get("benchmark") != BENCHMARK:
-        problems.error(name, None, "benchmark", f"expected \"{BENCHMARK}\", got {json.dumps(top.get('benchmark'))}")
-    if "version" not in top:
-        problems.warn(name, None, "version", f"missing; assuming version {VERSION}")
-    elif top["version"] != VERSION:
-        problems.error(name, None, "version", f"unsupported version {json.dumps(top['version'])} (expected {VERSION})")
-    items = top.get("items")
-    if items is None:
-        problems.error(name, None, "items", "missing field (expected a list of items)")
-        return []
-    if not isinstance(items, list):
-        problems.error(name, None, "items", f"expected a list, got {type(items).__name__}")
-        return []
-    return items
+    return _single_file.load(LAYOUT, root, _build_item, probe_media)
 
 
 def _second(rec: dict, key: str, name: str, iid: str, problems: Problems, required: bool,
@@ -99,29 +52,11 @@ def _second(rec: dict, key: str, name: str, iid: str, problems: Problems, requir
 
 def _build_item(rec: Any, index: int, root: Path, name: str, problems: Problems, seen: dict[str, int],
                 probe_media: bool) -> Optional[Item]:
-    iid = item_label(rec, "item_id", index)
-    if not isinstance(rec, dict):
-        problems.error(name, iid, None, f"expected an object, got {type(rec).__name__}")
+    started = _single_file.start_record(LAYOUT, rec, index, name, problems, seen)
+    if started is None:
         return None
-    n_before = sum(p.severity == "error" for p in problems)
-
-    if "item_id" not in rec:
-        problems.error(name, iid, "item_id", "missing field")
-    elif not isinstance(rec["item_id"], str) or not rec["item_id"].strip():
-        problems.error(name, iid, "item_id", f"expected a non-empty string, got {json.dumps(rec['item_id'])}")
-    elif rec["item_id"] in seen:
-        problems.error(name, iid, "item_id", f"duplicate id: item #{index} repeats the id of item "
-                                             f"#{seen[rec['item_id']]}; ids must be unique")
-    else:
-        seen[rec["item_id"]] = index
-
-    subtask = rec.get("subtask")
-    if "subtask" not in rec:
-        problems.error(name, iid, "subtask", f"missing field (one of {', '.join(SUBTASKS)})")
-        subtask = None
-    elif subtask not in SUBTASKS:
-        problems.error(name, iid, "subtask", f"unknown subtask {json.dumps(subtask)} (expected one of {', '.join(SUBTASKS)})")
-        subtask = None
+    iid, n_before = started
+    subtask = _single_file.check_choice(rec, "subtask", SUBTASKS, name, iid, problems)
 
     duration = _second(rec, "duration", name, iid, problems, required=True, minimum=1)
     eval_start = _second(rec, "eval_start", name, iid, problems, required=False, minimum=1)
@@ -131,21 +66,11 @@ def _build_item(rec: Any, index: int, root: Path, name: str, problems: Problems,
     if request is not None and not isinstance(request, str):
         problems.error(name, iid, "request", f"expected a string, got {type(request).__name__}")
 
-    video_rel = rec.get("video")
-    video_path = None
-    if "video" not in rec:
-        problems.error(name, iid, "video", "missing field (path of the video relative to the dataset root)")
-    elif not isinstance(video_rel, str) or not video_rel.strip():
-        problems.error(name, iid, "video", f"expected a relative path string, got {json.dumps(video_rel)}")
-    else:
-        try:
-            video_path = resolve_inside(root, video_rel)
-        except PathEscapeError as exc:
-            problems.error(name, iid, "video", str(exc))
+    video_rel, video_path = _single_file.check_video(rec, root, name, iid, problems)
 
     targets = _targets(rec, subtask, duration, eval_start, name, iid, problems)
 
-    if sum(p.severity == "error" for p in problems) > n_before:
+    if problems.error_count() > n_before:
         return None
     stream, problem = probe_or_problem(video_rel, video_path, name, iid, "video", probe_media)
     if problem is not None:
@@ -232,12 +157,4 @@ def _targets(rec: dict, subtask: Optional[str], duration: Optional[float], eval_
 
 def export_dataset(dataset: Dataset, out_dir: str | Path) -> Path:
     """Write `annotations.json` from each Item.native (header kept) and link or copy the videos."""
-    out = Path(out_dir)
-    header = dict(dataset.extra.get("header") or {"benchmark": BENCHMARK, "version": VERSION, "items": None})
-    header["items"] = [it.native for it in dataset.items]
-    write_json(out / ANNOTATION_FILE, header)
-    src_root = Path(dataset.root)
-    for rel in sorted({it.native.get("video") for it in dataset.items if isinstance(it.native, dict)} - {None}):
-        link_or_copy(resolve_inside(src_root, rel), resolve_inside(out, rel))
-    return out / ANNOTATION_FILE
-
+    return _single_file.export_dataset(LAYOUT, dataset, out_dir)

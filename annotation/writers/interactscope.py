@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from annotation.dataset import Dataset
-from annotation.errors import DatasetError, Problem
-from annotation.loaders._common import Problems, is_number, read_jsonl, write_jsonl
+from annotation.errors import Problem
+from annotation.loaders._common import Problems, raise_if_errors
 from annotation.model import Response
+from annotation.values import is_number
+from annotation.writers import _jsonl_predictions as jp
 
 PREDICTIONS_FILE = "responses.jsonl"
 RESPONSE_KINDS = ("speech", "tool_call")
@@ -36,71 +38,46 @@ def responses_to_native(responses: Iterable[Response]) -> list[dict]:
 
 def write_predictions(path: str | Path, predictions: Iterable[Mapping] | Mapping[str, list]) -> Path:
     """Write responses.jsonl (a folder gets the file inside); a mapping interaction_id -> responses is accepted."""
-    path = Path(path)
-    if path.suffix != ".jsonl":
-        path = path / PREDICTIONS_FILE
     if isinstance(predictions, Mapping):
         rows = [{"interaction_id": k, "responses": list(v)} for k, v in predictions.items()]
     else:
         rows = [dict(p) for p in predictions]
-    problems = Problems()
-    for i, row in enumerate(rows):
-        _check_row(row, str(path), i + 1, problems)
-    if any(p.severity == "error" for p in problems):
-        raise DatasetError(list(problems))
-    write_jsonl(path, rows)
-    return path
+    return jp.write_rows(path, rows, PREDICTIONS_FILE, _check_row)
 
 
 def check_predictions(path: str | Path, dataset: Optional[Dataset] = None) -> tuple[dict[str, list], list[Problem]]:
     """Read responses.jsonl into {interaction_id: [response, ...]} and list every problem."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / PREDICTIONS_FILE
-    name = str(path)
-    problems = Problems()
-    preds: dict[str, list] = {}
-    for lineno, row in read_jsonl(path, name, problems):
-        if not _check_row(row, name, lineno, problems):
-            continue
-        iid = row["interaction_id"]
-        if iid in preds:
-            problems.error(name, iid, "interaction_id", f"duplicate line for this interaction at line {lineno}")
-            continue
-        preds[iid] = row["responses"]
+    name, rows, problems = jp.read_rows(path, PREDICTIONS_FILE, "interaction_id", _check_row,
+                                        "duplicate line for this interaction")
+    preds: dict[str, list] = {iid: row["responses"] for iid, row in rows.items()}
     if dataset is not None:
-        for iid, responses in preds.items():
-            if iid not in dataset:
-                problems.warn(name, iid, "interaction_id", "no such interaction in the dataset")
-                continue
+        def check_verdicts(iid: str) -> None:
             target_ids = {t.id for t in dataset.get(iid).targets}
-            for k, r in enumerate(responses):
+            for k, r in enumerate(preds[iid]):
                 for tid in (r.get("verdicts") or {}):
                     if tid not in target_ids:
                         problems.warn(name, iid, f"responses[{k}].verdicts.{tid}", "no such target in this interaction")
-        for it in dataset.items:
-            if it.id not in preds:
-                problems.warn(name, it.id, None, "no responses for this interaction (scored as silent)")
+
+        jp.check_coverage(name, preds, dataset, "interaction_id", "interaction",
+                          "no responses for this interaction (scored as silent)", problems, check_verdicts)
     return preds, list(problems)
 
 
 def read_predictions(path: str | Path, dataset: Optional[Dataset] = None) -> dict[str, list]:
     """Read responses.jsonl; raise DatasetError listing every error."""
     preds, problems = check_predictions(path, dataset)
-    if any(p.severity == "error" for p in problems):
-        raise DatasetError(problems)
+    raise_if_errors(problems)
     return preds
 
 
 def _check_row(row: Any, name: str, lineno: int, problems: Problems) -> bool:
     """Validate one line; True when it has no errors."""
-    ok_id = isinstance(row, dict) and isinstance(row.get("interaction_id"), str) and row["interaction_id"]
-    label = row["interaction_id"] if ok_id else f"line {lineno}"
+    label = jp.row_label(row, "interaction_id", lineno)
     if not isinstance(row, dict):
         problems.error(name, label, None, f"expected an object, got {type(row).__name__}")
         return False
-    n = sum(p.severity == "error" for p in problems)
-    if not ok_id:
+    n = problems.error_count()
+    if not (isinstance(row.get("interaction_id"), str) and row["interaction_id"]):
         problems.error(name, label, "interaction_id", f"missing or not a string: {json.dumps(row.get('interaction_id'))}")
     responses = row.get("responses")
     if not isinstance(responses, list):
@@ -148,4 +125,4 @@ def _check_row(row: Any, name: str, lineno: int, problems: Problems) -> bool:
                 for tid, v in verdicts.items():
                     if not isinstance(v, bool):
                         problems.error(name, label, f"{f}.verdicts.{tid}", f"expected true or false, got {json.dumps(v)}")
-    return sum(p.severity == "error" for p in problems) == n
+    return problems.error_count() == n

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from annotation.dataset import Dataset
-from annotation.errors import DatasetError, Problem
-from annotation.loaders._common import Problems, is_missing, parse_time, read_json, write_json
+from annotation.errors import Problem
+from annotation.jsonio import write_json
+from annotation.loaders._common import Problems, is_missing, parse_time, raise_if_errors, read_json
 from annotation.model import Response
 
 SUMMARY_FILE = "batch_summary.json"
@@ -102,8 +103,7 @@ def write_predictions(outputs_root: str | Path, model: str, predictions: Mapping
             continue
         check_transcript(transcript, f"{out_rel}/{TRANSCRIPT_FILE}", sid, problems)
         results.append({"video": video, "output_dir": out_rel, "status": "ok"})
-    if any(p.severity == "error" for p in problems):
-        raise DatasetError(list(problems))
+    raise_if_errors(problems)
     for (sid, transcript), row in zip(predictions.items(), results):
         if transcript is not None:
             subset, vname, _ = _sample_parts(dataset, sid)
@@ -175,6 +175,5 @@ def read_predictions(model_dir: str | Path, dataset: Optional[Dataset] = None,
                      model_json_name: Optional[str] = None) -> dict[str, dict]:
     """Read a model's outputs into {sample_id: transcript}; raise DatasetError listing every error."""
     preds, problems = check_predictions(model_dir, dataset, model_json_name)
-    if any(p.severity == "error" for p in problems):
-        raise DatasetError(problems)
+    raise_if_errors(problems)
     return preds

@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from annotation.dataset import Dataset
-from annotation.errors import DatasetError, Problem
-from annotation.loaders._common import Problems, is_int, read_jsonl, write_jsonl
+from annotation.errors import Problem
+from annotation.loaders._common import Problems, raise_if_errors
 from annotation.model import Response
+from annotation.values import is_int
+from annotation.writers import _jsonl_predictions as jp
 
 PREDICTIONS_FILE = "preds.jsonl"
 
@@ -41,63 +43,37 @@ def prediction_from_responses(item_id: str, responses: Iterable[Response],
 
 def write_predictions(path: str | Path, predictions: Iterable[Mapping] | Mapping[str, Mapping]) -> Path:
     """Write preds.jsonl (a folder gets preds.jsonl inside); a mapping item_id -> prediction is accepted."""
-    path = Path(path)
-    if path.suffix != ".jsonl":
-        path = path / PREDICTIONS_FILE
     if isinstance(predictions, Mapping):
         rows = [{"item_id": k, **{f: v for f, v in p.items() if f != "item_id"}} for k, p in predictions.items()]
     else:
         rows = [dict(p) for p in predictions]
-    problems = Problems()
-    for i, row in enumerate(rows):
-        _check_row(row, str(path), i + 1, problems)
-    if any(p.severity == "error" for p in problems):
-        raise DatasetError(list(problems))
-    write_jsonl(path, rows)
-    return path
+    return jp.write_rows(path, rows, PREDICTIONS_FILE, _check_row)
 
 
 def check_predictions(path: str | Path, dataset: Optional[Dataset] = None) -> tuple[dict[str, dict], list[Problem]]:
     """Read preds.jsonl into {item_id: prediction} and list every problem (unknown/missing items too)."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / PREDICTIONS_FILE
-    name = str(path)
-    problems = Problems()
-    preds: dict[str, dict] = {}
-    for lineno, row in read_jsonl(path, name, problems):
-        if not _check_row(row, name, lineno, problems):
-            continue
-        iid = row["item_id"]
-        if iid in preds:
-            problems.error(name, iid, "item_id", f"duplicate prediction for this item at line {lineno}")
-            continue
-        preds[iid] = row
+    name, preds, problems = jp.read_rows(path, PREDICTIONS_FILE, "item_id", _check_row,
+                                         "duplicate prediction for this item")
     if dataset is not None:
-        for iid in preds:
-            if iid not in dataset:
-                problems.warn(name, iid, "item_id", "no such item in the dataset")
-        for it in dataset.items:
-            if it.id not in preds:
-                problems.warn(name, it.id, None, "no prediction for this item (scored as silent)")
+        jp.check_coverage(name, preds, dataset, "item_id", "item", "no prediction for this item (scored as silent)",
+                          problems)
     return preds, list(problems)
 
 
 def read_predictions(path: str | Path, dataset: Optional[Dataset] = None) -> dict[str, dict]:
     """Read preds.jsonl; raise DatasetError listing every error."""
     preds, problems = check_predictions(path, dataset)
-    if any(p.severity == "error" for p in problems):
-        raise DatasetError(problems)
+    raise_if_errors(problems)
     return preds
 
 
 def _check_row(row: Any, name: str, lineno: int, problems: Problems) -> bool:
     """Validate one prediction line; True when it is usable."""
-    label = row.get("item_id") if isinstance(row, dict) and isinstance(row.get("item_id"), str) else f"line {lineno}"
+    label = jp.row_label(row, "item_id", lineno)
     if not isinstance(row, dict):
         problems.error(name, label, None, f"expected an object, got {type(row).__name__}")
         return False
-    n = len(problems)
+    n = problems.error_count()
     if not isinstance(row.get("item_id"), str) or not row["item_id"]:
         problems.error(name, label, "item_id", f"missing or not a string: {json.dumps(row.get('item_id'))}")
     secs = row.get("response_seconds")
@@ -123,7 +99,7 @@ def _check_row(row: Any, name: str, lineno: int, problems: Problems) -> bool:
     pc = row.get("predicted_count")
     if pc is not None and (not is_int(pc) or pc < 0):
         problems.error(name, label, "predicted_count", f"expected a non-negative integer, got {json.dumps(pc)}")
-    return len(problems) == n or all(p.severity != "error" for p in problems[n:])
+    return problems.error_count() == n
 
 
 __all__ = ["PREDICTIONS_FILE", "check_predictions", "prediction_from_responses", "read_predictions",

@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from annotation.model import Item
+from runners.parsing import parse_decision
 from runners.sampling import AudioSampler, Frame, FrameSampler, sample_stamps
 
 EMPTY_REPLY = ""
@@ -307,6 +308,23 @@ def even_subsample(n: int, m: int) -> list[int]:
 
 def image_parts(frames: list[Frame]) -> list[dict]:
     return [{"type": "image", "frame": f} for f in frames]
+
+
+def single_turn(system: str, frames: list[Frame], text: str) -> list[dict]:
+    """A fresh two-message conversation: the system prompt, then the frames and the text as one user turn."""
+    return [{"role": "system", "content": [{"type": "text", "text": system}]},
+            {"role": "user", "content": image_parts(frames) + [{"type": "text", "text": text}]}]
+
+
+def spoken_emissions(state: ItemState, decision: Decision, reply: Reply) -> list[Emission]:
+    """Parse a speak-or-stay-silent reply, log it in the state's history, and emit the speech (if any)
+    at the decision time."""
+    parsed = parse_decision(reply.text)
+    state.history.append({"t": decision.t, "reply": parsed.response, "spoke": parsed.speak})
+    if not parsed.speak:
+        return []
+    return [Emission(t=round_t(decision.t), content=parsed.response, latency_s=reply.latency_s,
+                     frame_t=decision.latest_frame_t, raw=reply.text or "")]
 
 
 def drop_old_images(conversation: list[dict], keep: int, part_type: str = "image") -> None:

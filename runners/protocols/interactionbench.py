@@ -5,10 +5,11 @@ from dataclasses import dataclass
 from typing import Optional
 
 from annotation.model import Item
-from runners.parsing import parse_decision, parse_offline
+from runners.parsing import parse_offline
 from runners.protocols import prompts
 from runners.protocols.base import (Decision, Emission, ItemState, Media, Protocol, Reply, drop_old_images,
-                                    even_subsample, frames_in, image_parts, round_t, tick_range)
+                                    even_subsample, frames_in, image_parts, round_t, single_turn, spoken_emissions,
+                                    tick_range)
 
 
 @dataclass(frozen=True)
@@ -52,18 +53,12 @@ class _Polling(Protocol):
         v = ib_view(state.item)
         frames = self.frames_for(state, self.select(self.visible_stamps(state, t)), t)
         text = prompts.ib_user_text(t, v.question, v.time_type, v.q, v.capability, self.config.hint_set)
-        messages = [{"role": "system", "content": [{"type": "text", "text": prompts.BASE_SYSTEM}]},
-                    {"role": "user", "content": image_parts(frames) + [{"type": "text", "text": text}]}]
+        messages = single_turn(prompts.BASE_SYSTEM, frames, text)
         return Decision(item_id=state.item.id, protocol=self.name, t=t, messages=messages, frames=frames,
                         prompt=text, history=list(state.history), max_new_tokens=self.config.max_new_tokens)
 
     def absorb(self, state: ItemState, decision: Decision, reply: Reply) -> list[Emission]:
-        parsed = parse_decision(reply.text)
-        state.history.append({"t": decision.t, "reply": parsed.response, "spoke": parsed.speak})
-        if not parsed.speak:
-            return []
-        return [Emission(t=round_t(decision.t), content=parsed.response, latency_s=reply.latency_s,
-                         frame_t=decision.latest_frame_t, raw=reply.text or "")]
+        return spoken_emissions(state, decision, reply)
 
 
 class Sliding(_Polling):
@@ -134,8 +129,7 @@ class Offline(_Polling):
         stamps = self.visible_stamps(state, t)
         frames = self.frames_for(state, [stamps[i] for i in even_subsample(len(stamps), self.config.max_frames)], t)
         text = prompts.offline_text(v.question, v.time_type, v.q, t)
-        messages = [{"role": "system", "content": [{"type": "text", "text": prompts.BASE_SYSTEM}]},
-                    {"role": "user", "content": image_parts(frames) + [{"type": "text", "text": text}]}]
+        messages = single_turn(prompts.BASE_SYSTEM, frames, text)
         return Decision(item_id=state.item.id, protocol=self.name, t=t, messages=messages, frames=frames,
                         prompt=text, max_new_tokens=max(self.config.max_new_tokens, 256), expects="offline")
 

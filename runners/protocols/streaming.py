@@ -4,14 +4,15 @@ audio-visual stream (one audio chunk + frame per second, a growing conversation)
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Optional
 
 from annotation.model import Item
-from runners.parsing import parse_decision, parse_tool_call
+from runners.parsing import parse_tool_call
 from runners.protocols import prompts
 from runners.protocols.base import (AudioChunk, Decision, Emission, ItemState, Media, Protocol, Reply,
                                     audio_in, drop_old_images, even_subsample, frames_in, image_parts, round_t,
-                                    tick_range)
+                                    single_turn, spoken_emissions, tick_range)
 from runners.sampling import sample_stamps
 
 
@@ -76,20 +77,14 @@ class ProactiveBench(_PerSecond):
             lines.append(said)
         lines.append(prompts.REPLY_FORMAT)
         text = "\n".join(lines)
-        messages = [{"role": "system", "content": [{"type": "text", "text": prompts.BASE_SYSTEM}]},
-                    {"role": "user", "content": image_parts(frames) + [{"type": "text", "text": text}]}]
+        messages = single_turn(prompts.BASE_SYSTEM, frames, text)
         return Decision(item_id=item.id, protocol=self.name, t=t, messages=messages, frames=frames, prompt=text,
                         history=list(state.history), max_new_tokens=self.config.max_new_tokens,
                         meta={"second": int(round(t))})
 
     def absorb(self, state: ItemState, decision: Decision, reply: Reply) -> list[Emission]:
-        parsed = parse_decision(reply.text)
-        state.history.append({"t": decision.t, "reply": parsed.response, "spoke": parsed.speak})
-        if not parsed.speak:
-            return []
-        return [Emission(t=round_t(decision.t), content=parsed.response, latency_s=reply.latency_s,
-                         frame_t=decision.latest_frame_t, raw=reply.text or "",
-                         meta={"second": decision.meta["second"]})]
+        emissions = spoken_emissions(state, decision, reply)
+        return [replace(e, meta={"second": decision.meta["second"]}) for e in emissions]
 
 
 class InteractScope(_PerSecond):
@@ -115,8 +110,7 @@ class InteractScope(_PerSecond):
             lines.append(prompts.tools_text(tools))
         lines.append(prompts.REPLY_FORMAT)
         text = "\n".join(lines)
-        messages = [{"role": "system", "content": [{"type": "text", "text": prompts.BASE_SYSTEM}]},
-                    {"role": "user", "content": image_parts(frames) + [{"type": "text", "text": text}]}]
+        messages = single_turn(prompts.BASE_SYSTEM, frames, text)
         return Decision(item_id=item.id, protocol=self.name, t=t, messages=messages, frames=frames, prompt=text,
                         history=list(state.history), tools=tools, max_new_tokens=self.config.max_new_tokens,
                         expects="tool_or_decision")
@@ -128,12 +122,7 @@ class InteractScope(_PerSecond):
             return [Emission(t=round_t(decision.t), content=call.to_json(), latency_s=reply.latency_s,
                              kind="tool_call", tool={"name": call.name, "args": call.args},
                              frame_t=decision.latest_frame_t, raw=reply.text or "")]
-        parsed = parse_decision(reply.text)
-        state.history.append({"t": decision.t, "reply": parsed.response, "spoke": parsed.speak})
-        if not parsed.speak:
-            return []
-        return [Emission(t=round_t(decision.t), content=parsed.response, latency_s=reply.latency_s,
-                         frame_t=decision.latest_frame_t, raw=reply.text or "")]
+        return spoken_emissions(state, decision, reply)
 
 
 DUPLEX_SYSTEM = ("You are a voice assistant in a live, full-duplex conversation while watching a video "
@@ -186,12 +175,7 @@ class Duplex(_PerSecond):
 
     def absorb(self, state: ItemState, decision: Decision, reply: Reply) -> list[Emission]:
         state.conversation.append({"role": "assistant", "content": [{"type": "text", "text": (reply.text or "").strip()}]})
-        parsed = parse_decision(reply.text)
-        state.history.append({"t": decision.t, "reply": parsed.response, "spoke": parsed.speak})
-        if not parsed.speak:
-            return []
-        return [Emission(t=round_t(decision.t), content=parsed.response, latency_s=reply.latency_s,
-                         frame_t=decision.latest_frame_t, raw=reply.text or "")]
+        return spoken_emissions(state, decision, reply)
 
 
 def emissions_to_oi_transcript(emissions: list[Emission], words_per_second: float = 2.5) -> dict:

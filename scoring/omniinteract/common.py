@@ -6,45 +6,16 @@ numbers agree to the last float bit where the reference's operation order allows
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
+
+from annotation.values import reference_time as parse_time
+from annotation.values import to_bool
+
+__all__ = ["HARD", "SOFT", "Chunk", "Word", "clamp", "contains_cjk", "decay", "f1_from_pr", "join_words",
+           "normalize_chunks", "parse_time", "safe_div", "to_bool"]
 
 HARD = "Hard"
 SOFT = "Soft"
-_TRUE_STRINGS = frozenset({"1", "true", "yes", "y", "t"})
-
-
-def parse_time(value: Any) -> Optional[float]:
-    """Seconds from a number, a float string, ``MM:SS`` or ``H:MM:SS`` (parts may be fractional); else None."""
-    if isinstance(value, (int, float)):  # bool counts as a number, as in the reference
-        return float(value)
-    if not isinstance(value, str):
-        return None
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    parts = text.split(":")
-    if len(parts) not in (2, 3):
-        return None
-    try:
-        nums = [float(p) for p in parts]
-    except ValueError:
-        return None
-    if len(nums) == 2:
-        return nums[0] * 60.0 + nums[1]
-    return nums[0] * 3600.0 + nums[1] * 60.0 + nums[2]
-
-
-def to_bool(value: Any) -> bool:
-    """Lenient flag: bools as is, numbers by non-zero, strings 1/true/yes/y/t (any case)."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return bool(value)
-    return str(value or "").strip().lower() in _TRUE_STRINGS
 
 
 def clamp(value: float, lo: float = 0.0, hi: float = 1.0) -> float:

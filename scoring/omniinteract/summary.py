@@ -76,12 +76,54 @@ class ScoreAcc:
                 "pure_timeliness_avg": safe_div(self.timeliness, count)}
 
 
-def _groups(groups: dict[str, MetricAcc]) -> dict[str, Any]:
+def _groups(groups: dict[str, MetricAcc] | dict[str, ScoreAcc]) -> dict[str, Any]:
     return {k: v.row() for k, v in sorted(groups.items())}
 
 
-def _score_groups(groups: dict[str, ScoreAcc]) -> dict[str, Any]:
-    return {k: v.row() for k, v in sorted(groups.items())}
+class _Totals:
+    """The sums behind a summary: filled from slot rows for one sample, or from sample summaries for the
+    benchmark; both read out the same way."""
+
+    def __init__(self) -> None:
+        self.total, self.inter_acc, self.diag_acc, self.math_acc = MetricAcc(), MetricAcc(), MetricAcc(), MetricAcc()
+        self.by_scene: dict[str, MetricAcc] = {}
+        self.by_qtype: dict[str, MetricAcc] = {}
+        self.by_role: dict[str, MetricAcc] = {}
+        self.exclusive: dict[str, MetricAcc] = {}
+        self.s_all, self.s_nonint, self.s_int, self.s_math = ScoreAcc(), ScoreAcc(), ScoreAcc(), ScoreAcc()
+        self.s_scene: dict[str, ScoreAcc] = {}
+        self.s_qtype: dict[str, ScoreAcc] = {}
+        self.s_role: dict[str, ScoreAcc] = {}
+        self.n_int = self.n_no_out = self.n_out = self.n_spill = self.n_pq = self.n_low = self.n_hall = 0
+        self.spill_total = self.pq_sum = 0.0
+
+    def add_groups(self, summary: dict[str, Any], fixed: bool) -> None:
+        """The per-scene, per-question-type and per-role rows (and with `fixed`, the exclusive ones)."""
+        summary["by_scene_type"] = _groups(self.by_scene)
+        summary["by_question_type"] = _groups(self.by_qtype)
+        summary["nested_by_role"] = _groups(self.by_role)
+        if fixed:
+            summary["exclusive_by_question_type"] = _groups(self.exclusive)
+
+    def pure_scores(self) -> dict[str, Any]:
+        return {"overall": self.s_all.row(), "non_interrupted": self.s_nonint.row(),
+                "by_scene_type": _groups(self.s_scene), "by_question_type": _groups(self.s_qtype),
+                "nested_by_role": _groups(self.s_role), "interrupted": self.s_int.row()}
+
+    def interrupted(self) -> dict[str, Any]:
+        """The interruption block (IDS inputs): output rates, partial quality and spill over interrupted slots."""
+        n_int, n_no_out, n_out, n_spill, spill_total = self.n_int, self.n_no_out, self.n_out, self.n_spill, self.spill_total
+        return {
+            "interrupted_slot_count": n_int, "interrupted_no_output_count": n_no_out,
+            "interrupted_no_output_rate": safe_div(n_no_out, n_int), "interrupted_with_output_count": n_out,
+            "partial_quality_count": self.n_pq, "partial_quality_avg": safe_div(self.pq_sum, self.n_pq),
+            "low_quality_count": self.n_low, "hallucination_count": self.n_hall,
+            "interrupted_with_positive_spill_count": n_spill,
+            "spill_positive_rate": safe_div(n_spill, n_out), "spill_positive_rate_in_output_slots": safe_div(n_spill, n_out),
+            "total_spill_seconds": spill_total, "total_spill_seconds_in_output_slots": spill_total,
+            "avg_spill_seconds": safe_div(spill_total, n_out), "avg_spill_seconds_in_output_slots": safe_div(spill_total, n_out),
+            "metrics": self.inter_acc.row(), "diagnostic_metrics": self.diag_acc.row(),
+        }
 
 
 def nested_role(row: dict[str, Any]) -> Optional[str]:
@@ -196,17 +238,7 @@ def summarize_sample(rows: list[dict[str, Any]], num_unmatched: int, status: str
                      is_math: bool, fixed: bool = False) -> dict[str, Any]:
     """One sample's canonical summary, recomputed from its slot rows (unmatched FP only if status ok)."""
     unmatched_fp = num_unmatched if count_unmatched_as_fp and status == "ok" else 0
-    total, inter_acc, diag_acc, math_acc = MetricAcc(), MetricAcc(), MetricAcc(), MetricAcc()
-    by_scene: dict[str, MetricAcc] = {}
-    by_qtype: dict[str, MetricAcc] = {}
-    by_role: dict[str, MetricAcc] = {}
-    exclusive: dict[str, MetricAcc] = {}
-    s_all, s_nonint, s_int, s_math = ScoreAcc(), ScoreAcc(), ScoreAcc(), ScoreAcc()
-    s_scene: dict[str, ScoreAcc] = {}
-    s_qtype: dict[str, ScoreAcc] = {}
-    s_role: dict[str, ScoreAcc] = {}
-    n_int = n_no_out = n_out = n_spill = n_pq = n_low = n_hall = 0
-    spill_total = pq_sum = 0.0
+    t = _Totals()
     fn_ids: list[Any] = []
     for row in rows:
         tp, fp = _num(row.get("TP_n")), _num(row.get("FP_delta"))
@@ -218,128 +250,97 @@ def summarize_sample(rows: list[dict[str, Any]], num_unmatched: int, status: str
         qtype = str(row.get("question_type", "unknown") or "unknown")
         core = row.get("stage_core") if isinstance(row.get("stage_core"), dict) else {}
         s_core, t_core = _num(core.get("S_core")), _num(core.get("T_core"))
-        total.add(tp, fp, fn)
-        by_scene.setdefault(scene, MetricAcc()).add(tp, fp, fn)
-        by_qtype.setdefault(qtype, MetricAcc()).add(tp, fp, fn)
+        t.total.add(tp, fp, fn)
+        t.by_scene.setdefault(scene, MetricAcc()).add(tp, fp, fn)
+        t.by_qtype.setdefault(qtype, MetricAcc()).add(tp, fp, fn)
         if fixed and scene == "multi_turn":
-            exclusive.setdefault(qtype, MetricAcc()).add(tp, fp, fn)
-        s_all.add(s_core, t_core)
-        s_scene.setdefault(scene, ScoreAcc()).add(s_core, t_core)
-        s_qtype.setdefault(qtype, ScoreAcc()).add(s_core, t_core)
+            t.exclusive.setdefault(qtype, MetricAcc()).add(tp, fp, fn)
+        t.s_all.add(s_core, t_core)
+        t.s_scene.setdefault(scene, ScoreAcc()).add(s_core, t_core)
+        t.s_qtype.setdefault(qtype, ScoreAcc()).add(s_core, t_core)
         role = nested_role(row)
         if role:
-            by_role.setdefault(role, MetricAcc()).add(tp, fp, fn)
-            s_role.setdefault(role, ScoreAcc()).add(s_core, t_core)
+            t.by_role.setdefault(role, MetricAcc()).add(tp, fp, fn)
+            t.s_role.setdefault(role, ScoreAcc()).add(s_core, t_core)
         if not interrupted:
-            s_nonint.add(s_core, t_core)
+            t.s_nonint.add(s_core, t_core)
         else:
-            n_int += 1
-            inter_acc.add(tp, fp, fn)
-            s_int.add(s_core, t_core)
+            t.n_int += 1
+            t.inter_acc.add(tp, fp, fn)
+            t.s_int.add(s_core, t_core)
             spill = _num((row.get("spill_diagnostics") or {}).get("spill_seconds"))
             if _has_output(row):
-                n_out += 1
-                spill_total += spill
-                n_spill += spill > 0
+                t.n_out += 1
+                t.spill_total += spill
+                t.n_spill += spill > 0
                 diag = row.get("interruption_diagnostic") if isinstance(row.get("interruption_diagnostic"), dict) else {}
                 if diag.get("status") == "ok":
-                    n_pq += 1
-                    pq_sum += _num(diag.get("partial_quality"))
-                    n_low += to_bool(diag.get("low_quality", False))
-                    n_hall += to_bool(diag.get("hallucination", False))
-                    diag_acc.add(_num(diag.get("TP")), _num(diag.get("FP")), _num(diag.get("FN")))
+                    t.n_pq += 1
+                    t.pq_sum += _num(diag.get("partial_quality"))
+                    t.n_low += to_bool(diag.get("low_quality", False))
+                    t.n_hall += to_bool(diag.get("hallucination", False))
+                    t.diag_acc.add(_num(diag.get("TP")), _num(diag.get("FP")), _num(diag.get("FN")))
             else:
-                n_no_out += 1
+                t.n_no_out += 1
         if is_math:
-            math_acc.add(tp, fp, fn)
-            s_math.add(s_core, t_core)
-    total.fp += unmatched_fp
-    summary = total.row({"num_processed_slots": len(rows), "num_unmatched_chunks": num_unmatched,
+            t.math_acc.add(tp, fp, fn)
+            t.s_math.add(s_core, t_core)
+    t.total.fp += unmatched_fp
+    summary = t.total.row({"num_processed_slots": len(rows), "num_unmatched_chunks": num_unmatched,
                          "fn_policy": FN_POLICY})
-    summary["by_scene_type"] = _groups(by_scene)
-    summary["by_question_type"] = _groups(by_qtype)
-    summary["nested_by_role"] = _groups(by_role)
-    if fixed:
-        summary["exclusive_by_question_type"] = _groups(exclusive)
+    t.add_groups(summary, fixed)
     out = {
         "summary": summary,
-        "pure_scores": {"overall": s_all.row(), "non_interrupted": s_nonint.row(),
-                        "by_scene_type": _score_groups(s_scene), "by_question_type": _score_groups(s_qtype),
-                        "nested_by_role": _score_groups(s_role), "interrupted": s_int.row()},
-        "interrupted_summary": _interrupted_block(n_int, n_no_out, n_out, n_pq, safe_div(pq_sum, n_pq), n_low,
-                                                  n_hall, n_spill, spill_total, inter_acc, diag_acc),
+        "pure_scores": t.pure_scores(),
+        "interrupted_summary": t.interrupted(),
         "fn_slot_ids": fn_ids,
-        "math_summary": math_acc.row() if math_acc.num_slots else None,
-        "math_pure_scores": s_math.row() if s_math.count else None,
+        "math_summary": t.math_acc.row() if t.math_acc.num_slots else None,
+        "math_pure_scores": t.s_math.row() if t.s_math.count else None,
         "nested_ira": nested_chain(rows, fixed),
     }
     return out
 
 
-def _interrupted_block(n_int: int, n_no_out: int, n_out: int, n_pq: int, pq_avg: float, n_low: int, n_hall: int,
-                       n_spill: int, spill_total: float, inter_acc: MetricAcc, diag_acc: MetricAcc) -> dict[str, Any]:
-    return {
-        "interrupted_slot_count": n_int, "interrupted_no_output_count": n_no_out,
-        "interrupted_no_output_rate": safe_div(n_no_out, n_int), "interrupted_with_output_count": n_out,
-        "partial_quality_count": n_pq, "partial_quality_avg": pq_avg, "low_quality_count": n_low,
-        "hallucination_count": n_hall, "interrupted_with_positive_spill_count": n_spill,
-        "spill_positive_rate": safe_div(n_spill, n_out), "spill_positive_rate_in_output_slots": safe_div(n_spill, n_out),
-        "total_spill_seconds": spill_total, "total_spill_seconds_in_output_slots": spill_total,
-        "avg_spill_seconds": safe_div(spill_total, n_out), "avg_spill_seconds_in_output_slots": safe_div(spill_total, n_out),
-        "metrics": inter_acc.row(), "diagnostic_metrics": diag_acc.row(),
-    }
-
-
 def aggregate(items: list[dict[str, Any]], num_passthrough: int, fixed: bool = False) -> dict[str, Any]:
     """Sum per-sample summaries into the canonical benchmark summary, including ``paper_metrics``."""
-    total, inter_acc, diag_acc, math_acc = MetricAcc(), MetricAcc(), MetricAcc(), MetricAcc()
-    by_scene: dict[str, MetricAcc] = {}
-    by_qtype: dict[str, MetricAcc] = {}
-    by_role: dict[str, MetricAcc] = {}
-    exclusive: dict[str, MetricAcc] = {}
-    s_all, s_nonint, s_int, s_math = ScoreAcc(), ScoreAcc(), ScoreAcc(), ScoreAcc()
-    s_scene: dict[str, ScoreAcc] = {}
-    s_qtype: dict[str, ScoreAcc] = {}
-    s_role: dict[str, ScoreAcc] = {}
-    n_int = n_no_out = n_out = n_spill = n_pq = n_low = n_hall = 0
-    spill_total = pq_sum = 0.0
+    t = _Totals()
     unmatched = 0
     nc = {"pairs": 0.0, "success": 0.0, "sum": 0.0, "missing_pair": 0.0, "q1": 0.0, "q2": 0.0, "order": 0.0}
     for item in items:
         s = item.get("summary") or {}
-        total.add_row(s)
+        t.total.add_row(s)
         unmatched += int(_num(s.get("num_unmatched_chunks")))
-        for src, dst in ((s.get("by_scene_type"), by_scene), (s.get("by_question_type"), by_qtype),
-                         (s.get("nested_by_role"), by_role), (s.get("exclusive_by_question_type"), exclusive)):
+        for src, dst in ((s.get("by_scene_type"), t.by_scene), (s.get("by_question_type"), t.by_qtype),
+                         (s.get("nested_by_role"), t.by_role), (s.get("exclusive_by_question_type"), t.exclusive)):
             for key, row in (src or {}).items():
                 dst.setdefault(key, MetricAcc()).add_row(row)
         ps = item.get("pure_scores") or {}
-        s_all.add_avg_row(ps.get("overall") or {})
-        s_nonint.add_avg_row(ps.get("non_interrupted") or {})
-        for src, dst in ((ps.get("by_scene_type"), s_scene), (ps.get("by_question_type"), s_qtype),
-                         (ps.get("nested_by_role"), s_role)):
+        t.s_all.add_avg_row(ps.get("overall") or {})
+        t.s_nonint.add_avg_row(ps.get("non_interrupted") or {})
+        for src, dst in ((ps.get("by_scene_type"), t.s_scene), (ps.get("by_question_type"), t.s_qtype),
+                         (ps.get("nested_by_role"), t.s_role)):
             for key, row in (src or {}).items():
                 dst.setdefault(key, ScoreAcc()).add_avg_row(row)
         intr = item.get("interrupted_summary") or {}
-        n_int += int(_num(intr.get("interrupted_slot_count")))
-        n_no_out += int(_num(intr.get("interrupted_no_output_count")))
-        n_out += int(_num(intr.get("interrupted_with_output_count")))
+        t.n_int += int(_num(intr.get("interrupted_slot_count")))
+        t.n_no_out += int(_num(intr.get("interrupted_no_output_count")))
+        t.n_out += int(_num(intr.get("interrupted_with_output_count")))
         pq_count = int(_num(intr.get("partial_quality_count", intr.get("interrupted_with_output_count", 0))))
-        n_pq += pq_count
-        pq_sum += _num(intr.get("partial_quality_avg")) * pq_count
-        n_low += int(_num(intr.get("low_quality_count")))
-        n_hall += int(_num(intr.get("hallucination_count")))
-        n_spill += int(_num(intr.get("interrupted_with_positive_spill_count")))
-        spill_total += _num(intr.get("total_spill_seconds_in_output_slots", intr.get("total_spill_seconds", 0)))
-        inter_acc.add_row(intr.get("metrics") or {})
-        s_int.add_avg_row(ps.get("interrupted") or {})
+        t.n_pq += pq_count
+        t.pq_sum += _num(intr.get("partial_quality_avg")) * pq_count
+        t.n_low += int(_num(intr.get("low_quality_count")))
+        t.n_hall += int(_num(intr.get("hallucination_count")))
+        t.n_spill += int(_num(intr.get("interrupted_with_positive_spill_count")))
+        t.spill_total += _num(intr.get("total_spill_seconds_in_output_slots", intr.get("total_spill_seconds", 0)))
+        t.inter_acc.add_row(intr.get("metrics") or {})
+        t.s_int.add_avg_row(ps.get("interrupted") or {})
         diag = intr.get("diagnostic_metrics") or {}
-        diag_acc.add(diag.get("Global_TP", 0), diag.get("Global_FP", 0), diag.get("Global_FN", 0),
+        t.diag_acc.add(diag.get("Global_TP", 0), diag.get("Global_FP", 0), diag.get("Global_FN", 0),
                      diag.get("num_slots", pq_count))
         if item.get("math_summary"):
-            math_acc.add_row(item["math_summary"])
+            t.math_acc.add_row(item["math_summary"])
         if item.get("math_pure_scores"):
-            s_math.add_avg_row(item["math_pure_scores"])
+            t.s_math.add_avg_row(item["math_pure_scores"])
         ni = item.get("nested_ira") or {}
         nc["pairs"] += _num(ni.get("num_pairs"))
         nc["success"] += _num(ni.get("success_pairs"))
@@ -348,21 +349,14 @@ def aggregate(items: list[dict[str, Any]], num_passthrough: int, fixed: bool = F
         nc["q1"] += _num(ni.get("missing_q1_count"))
         nc["q2"] += _num(ni.get("missing_q2_count"))
         nc["order"] += _num(ni.get("order_error_count"))
-    summary = total.row({"num_items": len(items) + num_passthrough, "success": len(items),
+    summary = t.total.row({"num_items": len(items) + num_passthrough, "success": len(items),
                          "failed_or_skipped": num_passthrough, "num_unmatched_chunks": unmatched,
                          "fn_policy": FN_POLICY})
-    summary["by_scene_type"] = _groups(by_scene)
-    summary["by_question_type"] = _groups(by_qtype)
-    summary["nested_by_role"] = _groups(by_role)
-    if fixed:
-        summary["exclusive_by_question_type"] = _groups(exclusive)
-    summary["pure_scores"] = {"overall": s_all.row(), "non_interrupted": s_nonint.row(),
-                              "by_scene_type": _score_groups(s_scene), "by_question_type": _score_groups(s_qtype),
-                              "nested_by_role": _score_groups(s_role), "interrupted": s_int.row()}
-    summary["interrupted"] = _interrupted_block(n_int, n_no_out, n_out, n_pq, safe_div(pq_sum, n_pq), n_low, n_hall,
-                                                n_spill, spill_total, inter_acc, diag_acc)
-    summary["math"] = math_acc.row() if math_acc.num_slots else {"num_slots": 0}
-    summary["math_pure_scores"] = {"overall": s_math.row()}
+    t.add_groups(summary, fixed)
+    summary["pure_scores"] = t.pure_scores()
+    summary["interrupted"] = t.interrupted()
+    summary["math"] = t.math_acc.row() if t.math_acc.num_slots else {"num_slots": 0}
+    summary["math_pure_scores"] = {"overall": t.s_math.row()}
     chain = _nccs_block(int(nc["pairs"]), int(nc["success"]), nc["sum"], int(nc["missing_pair"]), int(nc["q1"]),
                         int(nc["q2"]), int(nc["order"]))
     summary["nested_chain_completion"] = chain
