@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-fastapi = pytest.importorskip("fastapi")
-uvicorn = pytest.importorskip("uvicorn")
+import fastapi  # noqa: E402
+import uvicorn  # noqa: E402
 
 from scoring.judges import (CachingJudge, ChatTransport, JudgeUnavailable, MemoryVerdictCache, OpenAIJudge,
                             make_raw_transport, tally)
