@@ -67,8 +67,9 @@ def app_server(tmp_path_factory):
     srv.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Per module, so Playwright's event loop does not outlive the browser tests into others."""
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian's chromium is not installed (scripts/test.sh installs it)")
     from playwright.sync_api import sync_playwright

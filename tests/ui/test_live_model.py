@@ -3,6 +3,7 @@ worker, one worker per page, the long-poll wakes at once, and the session scores
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 import threading
 import time
 
@@ -164,7 +165,9 @@ def test_long_poll_wakes_at_once_and_times_out_empty(env, item):
         woke_ms = time.time() * 1000 - responses(got)[0]["push_wall_ms"]
         return empty, waited_empty, got, woke_ms
 
-    empty, waited_empty, got, woke_ms = asyncio.run(scenario())
+    # its own thread: a session-scoped Playwright browser keeps an event loop running in the main thread
+    with ThreadPoolExecutor(1) as pool:
+        empty, waited_empty, got, woke_ms = pool.submit(asyncio.run, scenario()).result()
     assert empty["events"] == [] and 0.25 <= waited_empty < 1.5
     assert responses(got)[0]["t"] == 1.0 and woke_ms < 100     # the waiter is woken by the emission itself
     assert hub.events("pg6", cur)["cursor"] > cur
