@@ -28,11 +28,13 @@ class RunSpec:
     items: Optional[tuple[str, ...]] = None
     limit: Optional[int] = None
     judge: Optional[str] = None
+    backend_options: dict = field(default_factory=dict)  # e.g. api_key_env: the variable's name, never a key
 
     def key(self) -> str:
         blob = json.dumps({"benchmark": self.benchmark, "model": self.model, "data": self.data_dir,
                            "protocol": self.protocol, "options": self.options, "items": self.items,
-                           "limit": self.limit, "judge": self.judge}, sort_keys=True)
+                           "limit": self.limit, "judge": self.judge, "backend": self.backend_options},
+                          sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -58,7 +60,8 @@ def find_or_create_run(store: Store, spec: RunSpec, n_total: int) -> Run:
             return store.get_run(run.id)
     run = Run(id=new_id("run"), benchmark=spec.benchmark, model_spec=spec.model, protocol=spec.protocol,
               data_dir=spec.data_dir, config={"key": key, "options": spec.options, "items": spec.items,
-                                              "limit": spec.limit, "judge": spec.judge},
+                                              "limit": spec.limit, "judge": spec.judge,
+                                              "backend_options": spec.backend_options},
               status="running", n_total=n_total, created=time.time())
     return store.create_run(run)
 
@@ -110,7 +113,7 @@ class BatchRunner:
         todo = [it for it in items if it.id not in done]
         n_done = len(items) - len(todo)
         self._progress(n_done, len(items))
-        backend = self._backend or load_backend(self.spec.model)
+        backend = self._backend or load_backend(self.spec.model, **self.spec.backend_options)
         protocol_name, options = self.spec.protocol, self.spec.options
         try:
             with ThreadPoolExecutor(max_workers=self.concurrency) as pool:

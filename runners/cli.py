@@ -93,6 +93,9 @@ def _run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--protocol", help="default: the benchmark's paper protocol")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="protocol option, e.g. interval=1.0 sample_fps=2 max_frames=16 (repeatable)")
+    p.add_argument("--backend-option", dest="backend_option", action="append", default=[], metavar="KEY=VALUE",
+                   help="model backend option, e.g. api_key_env=OPENAI_API_KEY (the variable's NAME, never the key), "
+                        "timeout=60, retries=3, concurrency=4, max_tokens=96, device=cpu, dtype=float32 (repeatable)")
     p.add_argument("--limit", type=int, help="only the first N items")
     p.add_argument("--items", help="file with one item id per line (a split)")
     p.add_argument("--concurrency", type=int, default=1, help="items in flight at once (HTTP backends)")

@@ -51,11 +51,13 @@ def run_command(a) -> int:
     from runners.backends import load_backend
     from runners.protocols import DEFAULT_FOR_BENCHMARK
     data = str(Path(a.data).resolve()) if a.data else str(demo_dir(a.benchmark))
-    backend = load_backend(a.model)
+    backend_options = parse_options(getattr(a, "backend_option", []) or [])
+    backend = load_backend(a.model, **backend_options)
     protocol = a.protocol or DEFAULT_FOR_BENCHMARK[a.benchmark]
     options = resolve_options(protocol, parse_options(a.option), backend)
     spec = RunSpec(benchmark=a.benchmark, model=a.model, data_dir=data, protocol=protocol, options=options,
-                   items=read_item_list(a.items) if a.items else None, limit=a.limit, judge=a.judge)
+                   items=read_item_list(a.items) if a.items else None, limit=a.limit, judge=a.judge,
+                   backend_options=backend_options)
     store = Store(a.db)
     bar = tqdm(total=0, unit="item", desc=f"{a.benchmark} {a.model}", file=sys.stderr)
 
