@@ -30,12 +30,12 @@ class RunRegistry:
 
 
 def start_run(ctx: AppContext, registry: RunRegistry, benchmark: str, model: str, protocol: str, limit,
-              concurrency, judge: str) -> str:
+              concurrency, judge: str, backend_options: str = "") -> str:
     """Validate the request, start a BatchRunner thread, and wait until it has its run id."""
     from runners.backends import load_backend
     from runners.batch import BatchRunner, RunSpec
     from runners.protocols import DEFAULT_FOR_BENCHMARK
-    from runners.run_cmd import resolve_options
+    from runners.run_cmd import parse_options, resolve_options
 
     model = (model or "").strip()
     if not model:
@@ -43,13 +43,14 @@ def start_run(ctx: AppContext, registry: RunRegistry, benchmark: str, model: str
     if benchmark not in ctx.benchmarks():
         raise gr.Error(f"Benchmark {benchmark!r} is not loaded")
     try:
-        backend = load_backend(model)
+        bopts = parse_options([line.strip() for line in (backend_options or "").splitlines() if line.strip()])
+        backend = load_backend(model, **bopts)
     except Exception as exc:  # noqa: BLE001 - shown to the user as is
         raise gr.Error(f"Cannot load model {model!r}: {exc}") from None
     protocol = protocol or DEFAULT_FOR_BENCHMARK[benchmark]
     spec = RunSpec(benchmark=benchmark, model=model, data_dir=str(ctx.data_dirs[benchmark]), protocol=protocol,
                    options=resolve_options(protocol, {}, backend), limit=int(limit) if limit else None,
-                   judge=(judge or "").strip() or None)
+                   judge=(judge or "").strip() or None, backend_options=bopts)
     runner = BatchRunner(ctx.store, spec, concurrency=int(concurrency or 1), backend=backend).start()
     deadline = time.time() + 30
     while runner.run_id is None and runner.error is None and time.time() < deadline:
@@ -109,6 +110,8 @@ def build_runs(ctx: AppContext) -> None:
         limit = gr.Number(label="Limit (items, 0 = all)", value=0, precision=0, elem_id="runs-limit")
         conc = gr.Number(label="Concurrency", value=1, precision=0, elem_id="runs-concurrency")
         judge = gr.Textbox(label="Judge spec (empty: reference default)", elem_id="runs-judge")
+        bopts = gr.Textbox(label="Backend options (KEY=VALUE per line; api_key_env names the variable)",
+                           lines=2, elem_id="runs-backend-options")
         start = gr.Button("Start run", variant="primary", elem_id="runs-start")
     status = gr.Markdown(elem_id="runs-status")
     table = gr.HTML(runs_table_html(ctx, registry), elem_id="runs-list", js_on_load=None)
@@ -119,8 +122,8 @@ def build_runs(ctx: AppContext) -> None:
     report = gr.Code(label="Report", language=None, elem_id="runs-report")
     timer = gr.Timer(1.0)
 
-    def on_start(b, m, p, lim, c, j):
-        rid = start_run(ctx, registry, b, m, p, lim, c, j)
+    def on_start(b, m, p, lim, c, j, bo):
+        rid = start_run(ctx, registry, b, m, p, lim, c, j, bo)
         return f"Started run `{rid}` in the background.", rid, runs_table_html(ctx, registry)
 
     def on_cancel(rid):
@@ -130,7 +133,7 @@ def build_runs(ctx: AppContext) -> None:
         runner.cancel()
         return f"Cancelling `{rid}`; it stops after the items in flight.", runs_table_html(ctx, registry)
 
-    start.click(on_start, [bench, model, protocol, limit, conc, judge], [status, run_id, table])
+    start.click(on_start, [bench, model, protocol, limit, conc, judge, bopts], [status, run_id, table])
     cancel.click(on_cancel, [run_id], [status, table])
     show.click(lambda rid: run_report_text(ctx, rid), [run_id], [report])
     timer.tick(lambda: runs_table_html(ctx, registry), None, [table], show_progress="hidden")
