@@ -370,12 +370,13 @@
     if (!S.item || S.started) return;
     S.started = true;
     $("#start-btn").hidden = true;
+    // responses count from the Start click on: a press before the first frame plays still has its media time
+    S.active = true;
+    if (S.human) for (const id of ["#respond-btn", "#send-btn", "#response-text"]) $(id).disabled = false;
     try { await v.play(); } catch (err) {
       // a browser that refuses unmuted playback still plays muted; the participant is told
       v.muted = true; await v.play(); status("Playing muted: this browser blocked sound.", true);
     }
-    S.active = true;
-    if (S.human) for (const id of ["#respond-btn", "#send-btn", "#response-text"]) $(id).disabled = false;
     applyAsr(S.asr);
     clockReport("start");
     status(S.human ? "Playing. Respond whenever you want." : "Playing. The model responds; watch its lane below.");

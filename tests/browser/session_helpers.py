@@ -43,7 +43,8 @@ def open_ready(page, url: str, timeout: float = 60000) -> str:
 
 def start(page) -> None:
     page.click("#start-btn")
-    page.wait_for_function(f"() => {{ const v = document.querySelector('{VIDEO}'); return v && !v.paused && v.currentTime > 0.2; }}",
+    page.wait_for_function(f"() => {{ const v = document.querySelector('{VIDEO}'); const b = document.querySelector('#start-btn');"
+                           " return v && !v.paused && v.currentTime > 0.2 && b && b.hidden; }",
                            timeout=20000)
 
 

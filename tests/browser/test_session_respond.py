@@ -53,7 +53,7 @@ def test_button_key_and_text_times_match_the_page(app_server, probed):
     assert got[2].meta["source"] == "button" and got[1].meta["source"] == "key:Space"
     assert got[3].meta["source"] == "enter" and got[4].meta["source"] == "send"
     # the live timeline lists what is logged, in a box of fixed height
-    assert page.locator("#session-timeline li").count() == 6
+    page.wait_for_function("() => document.querySelectorAll('#session-timeline li').length === 6", timeout=5000)
     box = page.locator("#session-timeline").bounding_box()
     assert 150 <= box["height"] <= 200
     # no speech model configured: the mic control is off and says what to configure
