@@ -133,6 +133,7 @@ def _score(p: argparse.ArgumentParser) -> None:
                    help="interactionbench: drop items without a prediction line instead of scoring them silent")
     p.add_argument("--items", help="interactionbench: split file, one item id per line")
     p.add_argument("--model-name", dest="model_name", help="row label in the printed table")
+    p.add_argument("--db", default="ibench.sqlite", help="SQLite store where model-judge verdicts are cached")
     p.add_argument("--out", help="write the report here (JSON)")
 
     def run(a) -> int:

@@ -42,14 +42,10 @@ def item_result(benchmark: str, item, protocol, backend, cancel: Optional[thread
 
 
 def build_content_judge(spec: Optional[str], store=None):
-    """A (question, gt, pred) -> [0, 1] judge from a spec; None means the benchmark's reference default."""
-    if not spec or spec == "lexical":
-        return None
-    if spec.startswith(("cache:", "ensemble:")):
-        from scoring.judges.stored import build_stored_judge
-        return build_stored_judge(spec)
-    from scoring.judges import build_judge
-    return build_judge(spec, cache=store)
+    """A (question, gt, pred) -> [0, 1] judge from a spec (None: the reference's lexical default); model judges
+    keep their verdicts in the store."""
+    from scoring.interactionbench import build_judge
+    return build_judge(spec, verdict_cache=store)
 
 
 def oi_transport(spec: Optional[str], store=None):

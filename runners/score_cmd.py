@@ -76,9 +76,19 @@ def print_table(benchmark: str, report: dict, model: str = "model") -> None:
         print(f"warning: {w}", file=sys.stderr)
 
 
+def verdict_store(a):
+    """The SQLite store that caches model-judge verdicts; lexical and stored-verdict judges need none."""
+    spec = (a.judge or "").strip().lower()
+    if not spec or spec == "lexical" or spec.startswith(("cache:", "ensemble:", "replay:")):
+        return None
+    from annotation.store import Store
+    return Store(a.db)
+
+
 def score_command(a) -> int:
     """Dispatch `python app.py score <benchmark>` to the benchmark's scorer, write --out, print the table."""
     b = a.benchmark
+    store = verdict_store(a)
     ib_only = [f for f in ("mcq_key", "delta", "pre_tol", "gate_thresh", "items", "judge_cache_dir")
                if getattr(a, f, None) is not None]
     if b != "omniinteract" and (getattr(a, "reference_args", None) or getattr(a, "asr_model", None)):
@@ -99,7 +109,7 @@ def score_command(a) -> int:
                 print(f"transcribed {path}", file=sys.stderr)
         config = OIConfig.from_cli_args(shlex.split(a.reference_args)) if getattr(a, "reference_args", None) \
             else OIConfig()
-        report = evaluate(data, a.outputs, oi_transport(a.judge), config)
+        report = evaluate(data, a.outputs, oi_transport(a.judge, store), config)
     else:
         if not a.preds:
             raise ValueError(f"score {b} needs --preds FILE")
@@ -111,12 +121,12 @@ def score_command(a) -> int:
                               skip_missing=bool(a.skip_missing),
                               items=_read_items(a.items) if a.items else None)
             report = ib.evaluate(a.data or str(_demo(b)), a.preds, mcq_key_path=a.mcq_key, judge_spec=a.judge,
-                                 config=cfg, judge_cache_dir=a.judge_cache_dir)
+                                 config=cfg, judge_cache_dir=a.judge_cache_dir, verdict_cache=store)
         elif b == "proactivebench":
             report = score_proactivebench(a.data, a.preds)
         else:
             from runners.evaluate import build_content_judge
-            report = score_interactscope(a.data, a.preds, judge=build_content_judge(a.judge))
+            report = score_interactscope(a.data, a.preds, judge=build_content_judge(a.judge, store))
     write_report(report, a.out)
     print_table(b, report, a.model_name or Path(a.preds or a.outputs).stem)
     return 0

@@ -352,8 +352,10 @@ def read_predictions(path: str | Path) -> list[dict]:
     return rows
 
 
-def build_judge(judge_spec: Optional[str], cache_dir: Optional[str | Path] = None, prompt: str = "v2") -> Any:
-    """None / 'lexical' -> None; cache:/ensemble: -> stored-verdict judges; other specs -> scoring.judges."""
+def build_judge(judge_spec: Optional[str], cache_dir: Optional[str | Path] = None, prompt: str = "v2",
+                verdict_cache: Any = None) -> Any:
+    """None / 'lexical' -> None; cache:/ensemble: -> stored-verdict judges; other specs -> scoring.judges, their
+    verdicts kept in `verdict_cache` (the store) keyed by judge, prompt version and inputs."""
     if not judge_spec or judge_spec.strip().lower() in ("lexical", "none", "nojudge"):
         return None
     kind = judge_spec.split(":", 1)[0].strip().lower()
@@ -361,7 +363,7 @@ def build_judge(judge_spec: Optional[str], cache_dir: Optional[str | Path] = Non
         from scoring.judges.stored import build_stored_judge
         return build_stored_judge(judge_spec, cache_dir=cache_dir, prompt=prompt)
     from scoring.judges.spec import build_judge as build_model_judge
-    return build_model_judge(judge_spec)
+    return build_model_judge(judge_spec, cache=verdict_cache)
 
 
 def read_split(path: str | Path) -> tuple[str, ...]:
@@ -372,13 +374,14 @@ def read_split(path: str | Path) -> tuple[str, ...]:
 
 def evaluate(data_dir: str | Path, preds_path: str | Path, mcq_key_path: Optional[str | Path] = None,
              judge_spec: Optional[str] = None, config: IBConfig = IBConfig(),
-             judge_cache_dir: Optional[str | Path] = None, items_path: Optional[str | Path] = None) -> dict:
+             judge_cache_dir: Optional[str | Path] = None, items_path: Optional[str | Path] = None,
+             verdict_cache: Any = None) -> dict:
     """Read the native annotations, preds.jsonl, the optional MCQ key and split file, then `score` them."""
     from annotation.loaders.interactionbench import load_rows
     rows = load_rows(data_dir)
     preds = read_predictions(preds_path)
     key = read_key_file(mcq_key_path) if mcq_key_path is not None else None
-    judge = build_judge(judge_spec, judge_cache_dir)
+    judge = build_judge(judge_spec, judge_cache_dir, verdict_cache=verdict_cache)
     if items_path is not None:
         config = replace(config, items=read_split(items_path))
     return score(rows, preds, config, judge, key,
