@@ -5,6 +5,7 @@ Shared by the Compare / Leaderboard tabs and `python app.py report`."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import time
 from dataclasses import dataclass, field
@@ -128,14 +129,19 @@ def _media_span(benchmark: str, window) -> Optional[tuple[float, float]]:
     return (float(s), float(e) if e is not None else float(s))
 
 
+def _plain(text, limit: int = 160) -> str:
+    """Dataset or user text for plotly labels, which render a subset of HTML: escaped, and cut to `limit`."""
+    text = str(text or "")
+    if len(text) > limit:
+        text = text[:limit - 3] + "…"
+    return html.escape(text, quote=True)
+
+
 def _hover(v: ResponseVerdict) -> str:
     delay = "–" if v.delay is None else f"{v.delay:+.2f} s"
     credit = "–" if v.credit is None else f"{v.credit:.2f}"
-    text = (v.text or "").replace("<", "&lt;").replace(">", "&gt;")
-    if len(text) > 160:
-        text = text[:157] + "…"
-    return (f"<b>{v.label}</b> at {v.t:.2f} s<br>{text}<br>delay {delay} · credit {credit}"
-            f"<br>{v.detail.replace('<', '&lt;')}")
+    return (f"<b>{_plain(v.label)}</b> at {v.t:.2f} s<br>{_plain(v.text)}<br>delay {delay} · credit {credit}"
+            f"<br>{_plain(v.detail, 400)}")
 
 
 def timeline_figure(item: Item, lanes: Sequence[Lane]):
@@ -154,8 +160,9 @@ def timeline_figure(item: Item, lanes: Sequence[Lane]):
             fig.add_trace(go.Scatter(x=[span[0], span[1]], y=["targets", "targets"], mode="lines+markers",
                                      line=dict(color="#1f77b4", width=6), marker=dict(size=6),
                                      name=f"target {t.id}", showlegend=False,
-                                     hovertext=f"target {t.id} ({t.kind}) window [{span[0]:g}, {span[1]:g}]"
-                                               f"<br>{str(t.reference or t.label)[:120]}", hoverinfo="text",
+                                     hovertext=f"target {_plain(t.id)} ({_plain(t.kind)}) window "
+                                               f"[{span[0]:g}, {span[1]:g}]<br>{_plain(t.reference or t.label, 120)}",
+                                     hoverinfo="text",
                                      customdata=[[span[0]], [span[1]]]))
         if t.anchor is not None:
             a = float(t.anchor) - (1.0 if bench == "proactivebench" else 0.0)
@@ -163,7 +170,7 @@ def timeline_figure(item: Item, lanes: Sequence[Lane]):
     rq = item.request
     fig.add_trace(go.Scatter(x=[rq.time], y=["targets"], mode="markers", marker=dict(symbol="star", size=14,
                              color="#000"), name="request", hoverinfo="text",
-                             hovertext=f"request ({rq.modality}) at {rq.time:g} s<br>{rq.text[:160]}",
+                             hovertext=f"request ({_plain(rq.modality)}) at {rq.time:g} s<br>{_plain(rq.text)}",
                              customdata=[[rq.time]]))
     for label in LABELS.get(bench, ()):
         xs, ys, hs, cd = [], [], [], []
