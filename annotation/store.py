@@ -27,7 +27,7 @@ _TABLES: dict[str, dict[str, Any]] = {
                      pk="id"),
     "responses": dict(columns={"id": str, "item_id": str, "benchmark": str, "responder": str, "session_id": str,
                                "t": float, "frame_t": float, "kind": str, "text": str, "audio_path": str,
-                               "wall_time": float, "page_id": str, "supersedes": str, "meta": str, "seq": int},
+                               "wall_time": float, "page_id": str, "supersedes": str, "meta": str},
                       pk="id"),
     "runs": dict(columns={"id": str, "benchmark": str, "model_spec": str, "protocol": str, "data_dir": str,
                           "config": str, "status": str, "n_total": int, "n_done": int, "created": float,
@@ -150,9 +150,8 @@ class Store:
         """Append one response and commit; returns it with its id."""
         rid = r.id or new_id("r")
         with self._lock:
-            seq = self.db.execute("select coalesce(max(seq), 0) + 1 from responses").fetchone()[0]
             row = asdict(r)
-            row.update(id=rid, meta=_dumps(r.meta), seq=seq)
+            row.update(id=rid, meta=_dumps(r.meta))
             self.db["responses"].insert(row)
         return Response(**{**asdict(r), "id": rid})
 
@@ -166,7 +165,8 @@ class Store:
             if val is not None:
                 where.append(f"{col} = ?"); args.append(val)
         with self._lock:
-            rows = list(self.db["responses"].rows_where(" and ".join(where) or None, args, order_by="seq"))
+            # rowid is the log order: rows are only ever appended
+            rows = list(self.db["responses"].rows_where(" and ".join(where) or None, args, order_by="rowid"))
         out = [_response(r) for r in rows]
         if not resolve_corrections:
             return out
