@@ -32,10 +32,8 @@ class RunRegistry:
 def start_run(ctx: AppContext, registry: RunRegistry, benchmark: str, model: str, protocol: str, limit,
               concurrency, judge: str, backend_options: str = "") -> str:
     """Validate the request, start a BatchRunner thread, and wait until it has its run id."""
-    from runners.backends import load_backend
-    from runners.batch import BatchRunner, RunSpec
-    from runners.protocols import DEFAULT_FOR_BENCHMARK
-    from runners.run_cmd import parse_options, resolve_options
+    from runners.batch import BatchRunner
+    from runners.run_cmd import parse_options, prepare_run
 
     model = (model or "").strip()
     if not model:
@@ -44,13 +42,11 @@ def start_run(ctx: AppContext, registry: RunRegistry, benchmark: str, model: str
         raise gr.Error(f"Benchmark {benchmark!r} is not loaded")
     try:
         bopts = parse_options([line.strip() for line in (backend_options or "").splitlines() if line.strip()])
-        backend = load_backend(model, **bopts)
+        spec, backend = prepare_run(benchmark, model, ctx.data_dirs[benchmark], (protocol or "").strip() or None,
+                                    backend_options=bopts, limit=int(limit) if limit else None,
+                                    judge=(judge or "").strip() or None)
     except Exception as exc:  # noqa: BLE001 - shown to the user as is
-        raise gr.Error(f"Cannot load model {model!r}: {exc}") from None
-    protocol = protocol or DEFAULT_FOR_BENCHMARK[benchmark]
-    spec = RunSpec(benchmark=benchmark, model=model, data_dir=str(ctx.data_dirs[benchmark]), protocol=protocol,
-                   options=resolve_options(protocol, {}, backend), limit=int(limit) if limit else None,
-                   judge=(judge or "").strip() or None, backend_options=bopts)
+        raise gr.Error(f"Cannot start {model!r}: {exc}") from None
     runner = BatchRunner(ctx.store, spec, concurrency=int(concurrency or 1), backend=backend).start()
     deadline = time.time() + 30
     while runner.run_id is None and runner.error is None and time.time() < deadline:

@@ -5,6 +5,7 @@ import json
 import signal
 import sys
 from pathlib import Path
+from typing import Optional
 
 from annotation.loaders import demo_dir
 from annotation.store import Store
@@ -45,19 +46,31 @@ def read_item_list(path: str) -> tuple[str, ...]:
     return ids
 
 
+def prepare_run(benchmark: str, model: str, data_dir=None, protocol: Optional[str] = None,
+                options: Optional[dict] = None, backend_options: Optional[dict] = None,
+                items: Optional[tuple[str, ...]] = None, limit: Optional[int] = None,
+                judge: Optional[str] = None):
+    """The RunSpec and loaded backend for a run request, the same from the CLI and the Runs tab, so a run
+    started in one resumes from the other (the data folder is resolved, the paper protocol is the default)."""
+    from runners.backends import load_backend
+    from runners.protocols import DEFAULT_FOR_BENCHMARK
+    backend_options = dict(backend_options or {})
+    backend = load_backend(model, **backend_options)
+    protocol = protocol or DEFAULT_FOR_BENCHMARK[benchmark]
+    spec = RunSpec(benchmark=benchmark, model=model,
+                   data_dir=str(Path(data_dir).resolve()) if data_dir else str(demo_dir(benchmark)),
+                   protocol=protocol, options=resolve_options(protocol, dict(options or {}), backend),
+                   items=items, limit=limit, judge=judge, backend_options=backend_options)
+    return spec, backend
+
+
 def run_command(a) -> int:
     from tqdm import tqdm
 
-    from runners.backends import load_backend
-    from runners.protocols import DEFAULT_FOR_BENCHMARK
-    data = str(Path(a.data).resolve()) if a.data else str(demo_dir(a.benchmark))
-    backend_options = parse_options(getattr(a, "backend_option", []) or [])
-    backend = load_backend(a.model, **backend_options)
-    protocol = a.protocol or DEFAULT_FOR_BENCHMARK[a.benchmark]
-    options = resolve_options(protocol, parse_options(a.option), backend)
-    spec = RunSpec(benchmark=a.benchmark, model=a.model, data_dir=data, protocol=protocol, options=options,
-                   items=read_item_list(a.items) if a.items else None, limit=a.limit, judge=a.judge,
-                   backend_options=backend_options)
+    spec, backend = prepare_run(a.benchmark, a.model, a.data, a.protocol, parse_options(a.option),
+                                parse_options(getattr(a, "backend_option", []) or []),
+                                read_item_list(a.items) if a.items else None, a.limit, a.judge)
+    protocol, options = spec.protocol, spec.options
     store = Store(a.db)
     bar = tqdm(total=0, unit="item", desc=f"{a.benchmark} {a.model}", file=sys.stderr)
 
