@@ -115,13 +115,12 @@ def score_command(a) -> int:
             raise ValueError(f"score {b} needs --preds FILE")
         if b == "interactionbench":
             from scoring import interactionbench as ib
-            cfg = ib.IBConfig(delta=a.delta if a.delta is not None else 5.0,
-                              pre_tol=_tol(a.pre_tol) if a.pre_tol is not None else 1.0,
-                              use_gate=bool(a.gate), gate_thresh=a.gate_thresh if a.gate_thresh is not None else 0.3,
-                              skip_missing=bool(a.skip_missing),
-                              items=_read_items(a.items) if a.items else None)
+            given = {"delta": a.delta, "pre_tol": _tol(a.pre_tol) if a.pre_tol is not None else None,
+                     "gate_thresh": a.gate_thresh, "use_gate": a.gate or None, "skip_missing": a.skip_missing or None}
+            cfg = ib.IBConfig.from_dict({k: v for k, v in given.items() if v is not None})  # unset: paper defaults
             report = ib.evaluate(a.data or str(_demo(b)), a.preds, mcq_key_path=a.mcq_key, judge_spec=a.judge,
-                                 config=cfg, judge_cache_dir=a.judge_cache_dir, verdict_cache=store)
+                                 config=cfg, judge_cache_dir=a.judge_cache_dir, items_path=a.items,
+                                 verdict_cache=store)
         elif b == "proactivebench":
             report = score_proactivebench(a.data, a.preds)
         else:
@@ -139,11 +138,6 @@ def _tol(v: str) -> float:
         return float(v)
     except ValueError:
         raise ValueError(f"--pre-tol {v!r}: expected seconds or 'inf'") from None
-
-
-def _read_items(path: str) -> tuple[str, ...]:
-    from runners.run_cmd import read_item_list
-    return read_item_list(path)
 
 
 def _demo(benchmark: str) -> Path:
