@@ -11,6 +11,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Optional, Union
 
+from annotation.writers.proactivebench import second_of
 from annotation.errors import Problem
 from scoring import common
 from scoring.common import (check_options, check_pair, index_predictions, is_int, is_real, not_an_object, pct,
@@ -133,8 +134,9 @@ ItemDiag = Union[WindowDiag, CountDiag, ESDiag]
 # ---------------------------------------------------------------- time helpers
 
 def seconds_to_interval(tau: float) -> int:
-    """A1: clip time tau (seconds) falls in the 1-based decision interval floor(tau) + 1."""
-    return int(math.floor(tau)) + 1
+    """A1: clip time tau (seconds) falls in the 1-based decision interval floor(tau) + 1 (the same rule the
+    prediction writer applies to logged responses)."""
+    return second_of(tau)
 
 
 def _as_second(value: Any, config: PBConfig, where: str) -> int:
