@@ -5,6 +5,7 @@ A missing golden folder or a folder without case files is an error (the parity t
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, Optional
 
@@ -151,6 +152,7 @@ def write_oi_case(case: dict, root: Path) -> Path:
 def oi_verdicts_file(case: dict, root: Path) -> Path:
     """The case's stored judge replies as a `replay:` file."""
     path = root / "verdicts.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(case["judge_verdicts"], ensure_ascii=False), encoding="utf-8")
     return path
 
@@ -164,3 +166,110 @@ def rel_to(path: Optional[Any], root: Path) -> Any:
         return p.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return str(path)
+
+
+# ---------------------------------------------------------------- comparisons
+
+def _norm(obj, casedir: str):
+    """Scratch paths -> '<casedir>', infinities -> 'inf' (how the golden file shows them)."""
+    if isinstance(obj, dict):
+        return {k: _norm(v, casedir) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_norm(v, casedir) for v in obj]
+    if isinstance(obj, str):
+        return obj.replace(casedir, "<casedir>")
+    if isinstance(obj, float) and math.isinf(obj):
+        return "inf"
+    return obj
+
+
+def _same(ours, exp, path="") -> list:
+    """Differences (values, types and key sets); floats equal within 1e-9 (they are in fact identical)."""
+    if isinstance(exp, dict):
+        if not isinstance(ours, dict):
+            return [f"{path}: expected a dict, got {ours!r}"]
+        out = [f"{path}.{k}: missing" for k in exp if k not in ours] + [f"{path}.{k}: extra" for k in ours if k not in exp]
+        for k in exp:
+            if k in ours:
+                out += _same(ours[k], exp[k], f"{path}.{k}")
+        return out
+    if isinstance(exp, list):
+        if not isinstance(ours, list) or len(ours) != len(exp):
+            return [f"{path}: expected {len(exp)} entries, got {ours!r}"]
+        return [d for i, (a, b) in enumerate(zip(ours, exp)) for d in _same(a, b, f"{path}[{i}]")]
+    if isinstance(exp, float) and isinstance(ours, (int, float)) and not isinstance(ours, bool):
+        return [] if abs(ours - exp) <= 1e-9 else [f"{path}: ours {ours!r}, expected {exp!r}"]
+    return [] if (ours == exp and type(ours) is type(exp)) else [f"{path}: ours {ours!r}, expected {exp!r}"]
+
+
+def check_ib_report(report: dict, case: dict, casedir: Path) -> None:
+    """The whole report (per_item, records, aggregate with config, table) equals the case's expected one."""
+    exp = case["expected"]
+    rep = _norm(report, str(casedir))
+    assert set(rep) >= {"per_item", "records", "aggregate", "table"}
+    assert _same(rep["per_item"], exp["per_item"], "per_item") == []
+    assert _same(rep["aggregate"]["overall"], exp["aggregate"]["overall"], "overall") == []
+    assert _same(rep["records"], exp["records"], "records") == []
+    assert _same(rep["aggregate"], exp["aggregate"], "aggregate") == []
+    assert _same(rep["table"], exp["table"], "table") == []
+
+
+OI_TOL = 1e-9  # float_tolerance_abs of the OmniInteract case files
+
+
+def assert_close(actual: Any, expected: Any, where: str) -> None:
+    """Recursive comparison: every expected key present; floats to TOL; everything else exactly."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict), f"{where}: expected object, got {actual!r}"
+        for key, value in expected.items():
+            if key == "definition":
+                continue
+            assert key in actual, f"{where}: missing key {key!r}"
+            assert_close(actual[key], value, f"{where}.{key}")
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: {actual!r} != {expected!r}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            assert_close(a, e, f"{where}[{i}]")
+    elif isinstance(expected, bool) or expected is None or isinstance(expected, str):
+        assert actual == expected and type(actual) is type(expected), f"{where}: {actual!r} != {expected!r}"
+    elif isinstance(expected, int):
+        assert isinstance(actual, int) and not isinstance(actual, bool) and actual == expected, \
+            f"{where}: {actual!r} != {expected!r}"
+    elif isinstance(expected, float):
+        assert isinstance(actual, (int, float)) and not isinstance(actual, bool), f"{where}: {actual!r} not a number"
+        assert math.isclose(actual, expected, rel_tol=0.0, abs_tol=OI_TOL), f"{where}: {actual!r} != {expected!r}"
+    else:
+        assert actual == expected, f"{where}: {actual!r} != {expected!r}"
+
+
+SLOT_KEYS = ("slot_id", "scene_type", "question_type", "step_index", "turn_index", "label", "nested_group_id",
+             "nested_role", "boundary_type", "effective_boundary_type", "is_interrupted", "start", "t_a", "end",
+             "num_chunks", "num_early", "num_core", "TP_ack", "TP_core", "TP_n", "FP_delta", "FN_delta", "spill",
+             "spill_seconds", "max_chunk_end", "all_chunk_ids", "early_chunks", "core_chunks", "stage_early",
+             "stage_core", "interruption_diagnostic")
+
+
+def check_oi_result(result: dict, case: dict, root: Path) -> None:
+    """Summary, sample listing and order, record fields, and per sample slots, judge calls and summaries."""
+    expected = case["expected"]
+    assert_close(result["summary"], expected["summary"], "summary")
+
+    listing = [(s["sample_id"], s["item_kind"]) for s in result["samples"]]
+    assert listing == [(s["sample_id"], s["item_kind"]) for s in expected["samples"]], "sample listing or order differs"
+    for act, exp in zip(result["samples"], expected["samples"]):
+        where = f"sample {exp['sample_id']}/{exp['item_kind']}"
+        for key in ("status", "scene_type", "video", "eval_status", "eval_error", "num_slots_built", "error"):
+            if key in exp:
+                assert_close(act.get(key), exp[key], f"{where}.{key}")
+        assert rel_to(act["gt_json"], root) == exp["gt_json"], where
+        assert rel_to(act["model_json"], root) == exp["model_json"], where
+        if exp["item_kind"] != "summarized":
+            continue
+        assert_close(act["unmatched_chunks"], exp["unmatched_chunks"], f"{where}.unmatched_chunks")
+        assert len(act["slots"]) == len(exp["slots"]), f"{where}: slot count"
+        for a_slot, e_slot in zip(act["slots"], exp["slots"]):
+            for key in SLOT_KEYS:
+                if key in e_slot:
+                    assert_close(a_slot.get(key), e_slot[key], f"{where}.slot{e_slot['slot_id']}.{key}")
+        assert_close(act["judge_calls"], exp["judge_calls"], f"{where}.judge_calls")
+        assert_close(act["sample_summary"], exp["sample_summary"], f"{where}.sample_summary")

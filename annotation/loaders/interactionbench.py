@@ -166,7 +166,9 @@ def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Op
     for idx, it in enumerate(items):
         iid = f"{vid}#{idx}"
         if _check_item(ck, iid, it, float(duration)) or (keep_all and isinstance(it, dict)):
-            rows.append({"video_id": vid, "item_index": idx, "domain": domain, "duration_s": float(duration), **it})
+            # the video's fields win over same-named item keys, as in the reference's BenchItem
+            rows.append({"video_id": vid, "item_index": idx, "domain": domain, "duration_s": float(duration),
+                         **{k: v for k, v in it.items() if k not in VIDEO_FIELDS}})
     header = {"video_id": vid, "domain": domain, "duration_s": float(duration), "video": doc.get("video"),
               "file": label, "doc": doc}
     return header, rows, ck.problems
