@@ -76,7 +76,8 @@ def _export(p: argparse.ArgumentParser) -> None:
     def run(a) -> int:
         if a.what == "responses":
             if a.format not in (None, "jsonl", "native"):
-                raise ValueError("export responses writes jsonl or native")
+                raise CliError(f"expected jsonl or native for export responses, found {a.format}", file="--format",
+                               code=USAGE)
             from runners.export import export_responses
             return export_responses(a.db, session=a.session, fmt=a.format or "jsonl", out=a.out, data=a.data,
                                     human_reference=a.human_reference)
