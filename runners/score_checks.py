@@ -93,7 +93,7 @@ def ib_predictions(path: str, ds: Dataset, rows: list[dict], skip_invalid: bool,
         _refuse_or_skip(p, None, skip_invalid, chk, "or pass --skip-invalid")
     known = {ib_rules.item_id(r): r for r in rows}
     durations = {r["video_id"]: float(r.get("duration_s") or 0.0) for r in rows}
-    if not pairs and not bad_line:
+    if not pairs and not bad_line and not as_reference:  # the reference scores every item as silent
         raise CliError("expected one prediction line per item, found an empty file", file=name, field="--preds")
     out: list[dict] = []
     seen: dict[str, int] = {}

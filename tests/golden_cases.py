@@ -107,10 +107,11 @@ def write_ib_case(case: dict, casedir: Path) -> dict[str, Any]:
 
 
 def ib_cli_args(case: dict, paths: dict[str, Any], out: Path) -> list[str]:
-    """`python app.py score interactionbench ...` arguments for a written case (existing flags only)."""
+    """`python app.py score interactionbench ...` arguments for a written case; `--as-reference` scores messy
+    inputs (odd item_index values, unknown or invalid items) as the reference does instead of refusing them."""
     cfg = case.get("config") or {}
     args = ["score", "interactionbench", "--data", str(paths["data"]), "--preds", str(paths["preds"]),
-            "--out", str(out)]
+            "--out", str(out), "--as-reference"]
     if "delta" in cfg:
         args += ["--delta", str(cfg["delta"])]
     if "pre_tol" in cfg:

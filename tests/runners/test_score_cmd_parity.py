@@ -15,7 +15,7 @@ OI_CASES = load_cases("omniinteract")
 @pytest.mark.parametrize("case", [c for _, c in IB_CASES], ids=[case_id(s, c) for s, c in IB_CASES])
 def test_score_interactionbench_cli_matches_reference(case, tmp_path):
     paths = write_ib_case(case, tmp_path)
-    out = tmp_path / "out" / "report.json"
+    out = tmp_path / "report.json"
     assert main(ib_cli_args(case, paths, out)) == 0
     check_ib_report(json.loads(out.read_text(encoding="utf-8")), case, tmp_path)
 
@@ -24,8 +24,8 @@ def test_score_interactionbench_cli_matches_reference(case, tmp_path):
 def test_score_omniinteract_cli_matches_reference(case, tmp_path):
     outputs = write_oi_case(case, tmp_path)
     verdicts = oi_verdicts_file(case, tmp_path / "judge")
-    out = tmp_path / "report" / "score.json"
+    out = tmp_path / "score.json"
     extra = ["--reference-args", " ".join(case["cli_extra_args"])] if case["cli_extra_args"] else []
     assert main(["score", "omniinteract", "--data", str(tmp_path), "--outputs", str(outputs),
-                 "--judge", f"replay:{verdicts}", "--out", str(out), *extra]) == 0
+                 "--judge", f"replay:{verdicts}", "--out", str(out), "--as-reference", *extra]) == 0
     check_oi_result(json.loads(out.read_text(encoding="utf-8")), case, tmp_path)
