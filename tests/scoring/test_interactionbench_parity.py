@@ -38,3 +38,12 @@ def test_evaluate_on_disk_matches_reference(case, tmp_path):
                       config=IBConfig.from_dict(case["config"]), items_path=paths["items"],
                       judge_cache_dir=paths["judge_args"].get("cache_dir"))
     check_ib_report(report, case, tmp_path)
+
+
+def test_a_missing_golden_folder_is_an_error_not_a_skip(tmp_path, monkeypatch):
+    monkeypatch.setenv("IBENCH_GOLDEN_DIR", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="golden folder"):
+        load_cases("interactionbench")
+    (tmp_path / "interactionbench").mkdir()
+    with pytest.raises(FileNotFoundError, match="no \\*cases.json"):
+        load_cases("interactionbench")
