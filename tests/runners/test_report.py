@@ -1,5 +1,6 @@
-"""`python app.py report` on the demo after a human session and a baseline run: tables with intervals,
-human - model differences, ranks, leaderboard and timeline figures, all with the expected rows."""
+"""`python app.py report` on the demo after a human session and a baseline run: tables with intervals (none
+below the minimum n), human - model differences, ranks, leaderboard and timeline figures, all with the
+expected rows; and on every golden case the report's point estimates are the reference's figures."""
 from __future__ import annotations
 
 import csv
@@ -17,6 +18,7 @@ from runners.batch import BatchRunner, RunSpec
 
 REPO = Path(__file__).resolve().parents[2]
 HUMAN_ITEMS = ("ball_counter#0", "ball_counter#1", "color_scene#0", "moving_square#1")
+MODELS = {"interactionbench": "baseline:periodic", "proactivebench": "baseline:periodic:3"}
 
 
 def populate_demo(db: Path, benchmarks=("interactionbench", "proactivebench")) -> dict:
@@ -39,7 +41,7 @@ def populate_demo(db: Path, benchmarks=("interactionbench", "proactivebench")) -
                                             session_id=s.id, t=max(0.0, anchor + dt), kind="text", text=text,
                                             wall_time=time.time()))
         store.set_session_progress(s.id, len(ids), "done")
-        model = "baseline:periodic" if bench == "interactionbench" else "baseline:periodic:3"
+        model = MODELS[bench]
         from runners.protocols import DEFAULT_FOR_BENCHMARK
         report = BatchRunner(store, RunSpec(benchmark=bench, model=model, data_dir=str(demo_dir(bench)),
                                             protocol=DEFAULT_FOR_BENCHMARK[bench])).run()
@@ -78,24 +80,32 @@ def test_tables_hold_human_and_model_rows(demo_store, report_dir):
     for bench, (sid, rid) in ids.items():
         rows = _rows(report_dir / f"{bench}_table.csv")
         by_key = {r["key"]: r for r in rows}
-        assert set(by_key) == {f"session:{sid}", f"run:{rid}"}
-        assert by_key[f"session:{sid}"]["kind"] == "human"
-        assert by_key[f"run:{rid}"]["kind"] == "model"
+        model = MODELS[bench]
+        human, run = by_key["human:alice"], by_key[f"model:{model}@{rid}"]
+        assert set(by_key) == {"human:alice", f"model:{model}@{rid}"}
+        assert human["kind"] == "human" and run["kind"] == "model"
         n_items = len(load(bench, None, probe_media=False).items)
-        assert int(by_key[f"run:{rid}"]["n_items"]) == n_items
-        assert int(by_key[f"session:{sid}"]["n_items"]) == (4 if bench == "interactionbench" else 3)
+        assert int(run["n_items"]) == n_items
+        assert int(human["n_items"]) == (4 if bench == "interactionbench" else 3)
         head = {"interactionbench": "total", "proactivebench": "AVG"}[bench]
-        run_row = by_key[f"run:{rid}"]
-        # the model's point estimate is the number its own run report holds
-        stored = store.get_run(rid).report["table"][head]
-        assert round(float(run_row[head]), 1) == pytest.approx(stored, abs=0.051)
+        # the model's point estimate is the number its own run report holds, to the last digit written
+        stored = store.get_run(rid).report
+        want = stored["aggregate"]["overall"]["total_score"] if bench == "interactionbench" else stored["aggregate"]["AVG"]
+        assert float(run[head]) == pytest.approx(round(want, 4), abs=1e-12)
+        assert run["source"] == "the run's own report"
+        # the human answered fewer than 5 items: the figure alone, with n and the reason
+        for c in (k[:-5] for k in human if k.endswith("_note")):
+            assert human[c + "_low"] == "" and human[c + "_high"] == ""
+            if human[c] != "":
+                assert human[c + "_note"].startswith(("fewer than 5 items", "no items")), (c, human)
         for r in rows:
             cols = [k for k in r if k.endswith("_low")]
             assert cols
             for c in cols:
                 base = c[:-4]
-                if r[base] != "":
+                if r[base] != "" and r[c] != "":
                     assert float(r[c]) - 1e-9 <= float(r[base]) <= float(r[base + "_high"]) + 1e-9
+                    assert int(r[base + "_n"]) >= 5
     store.close()
 
 
@@ -104,9 +114,9 @@ def test_differences_ranks_breakdowns_and_leaderboard(demo_store, report_dir):
     diffs = _rows(report_dir / "interactionbench_differences.csv")
     assert {d["column"] for d in diffs} == {"total", "accuracy", "timing_accuracy", "silence_compliance"}
     assert all(d["n_items"] == "4" for d in diffs)
-    ranks = _rows(report_dir / "interactionbench_ranks.csv")
-    assert sorted(int(r["point_rank"]) for r in ranks) in ([1, 2], [1, 1])
-    assert all(0.0 <= float(r["p_same_rank"]) <= 1.0 for r in ranks)
+    # 4 shared items: the differences come without an interval, and there is no rank table
+    assert all(d["low"] == "" and d["note"] == "fewer than 5 items" for d in diffs if d["difference"] != "")
+    assert _rows(report_dir / "interactionbench_ranks.csv") == []
     brk = _rows(report_dir / "interactionbench_breakdown.csv")
     assert {"capability_group", "time_type", "family"} <= {r["dimension"] for r in brk}
     pbk = _rows(report_dir / "proactivebench_breakdown.csv")
@@ -116,7 +126,8 @@ def test_differences_ranks_breakdowns_and_leaderboard(demo_store, report_dir):
                                                        ("baseline:periodic:3", "model")}
     md = (report_dir / "report.md").read_text(encoding="utf-8")
     assert "## interactionbench" in md and "## proactivebench" in md and "human − model" in md
-    assert "rank stability" in md and "## leaderboard" in md
+    assert "rank stability" in md and "share 4 item(s), fewer than 5" in md and "## leaderboard" in md
+    assert "n=4 (no interval: fewer than 5 items)" in md
 
 
 def test_figures_for_human_items(report_dir):
@@ -137,7 +148,7 @@ def test_lanes_classify_the_human(demo_store):
     store = Store(db)
     ds = load("interactionbench", None, probe_media=False)
     sid, rid = ids["interactionbench"]
-    lanes = item_lanes(store, ds, "ball_counter#0", [f"session:{sid}", f"run:{rid}"])
+    lanes = item_lanes(store, ds, "ball_counter#0", ["human:alice", f"model:baseline:periodic@{rid}"])
     assert [ln.responder.kind for ln in lanes] == ["human", "model"]
     assert [v.label for v in lanes[0].verdicts] == ["premature", "matched", "redundant"]
     assert lanes[0].verdicts[1].delay == pytest.approx(0.4, abs=1e-6)
