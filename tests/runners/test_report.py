@@ -194,3 +194,143 @@ def test_every_verdict_has_a_colour():
     # credited verdicts share one colour, penalised ones another
     assert len({LABEL_COLORS[k] for k in ("matched", "in_window", "correct", "core", "hit")}) == 1
     assert LABEL_COLORS["spurious"] == LABEL_COLORS["unmatched"] == LABEL_COLORS["wrong"] != LABEL_COLORS["matched"]
+
+
+# ---------------------------------------------------------------- golden: report figures = the reference's
+
+from tests.conftest import golden_dir  # noqa: E402
+
+
+def _golden(bench: str) -> list[dict]:
+    """Every `*cases.json` of a benchmark (cases, fuzz cases and any added later)."""
+    import json
+    files = sorted(p for p in (golden_dir() / bench).glob("*cases.json") if "truncation" not in p.name)
+    assert files, f"no golden cases under {golden_dir() / bench}"
+    return [c for f in files for c in json.loads(f.read_text(encoding="utf-8"))["cases"]]
+
+
+IB_GOLDEN = _golden("interactionbench")
+OI_GOLDEN = _golden("omniinteract")
+PB_GOLDEN = [c for c in _golden("proactivebench") if c["level"] in ("item", "subtask")]
+IS_GOLDEN = [c for c in _golden("interactscope") if c["level"] in ("target", "task", "t8")]
+
+
+def _report_points(bench: str, report: dict) -> tuple[dict, dict]:
+    """The report's point estimates for a scorer report: paper columns and breakdown groups."""
+    from runners.report import figures
+    _, cols, groups = figures(bench, report, n_resamples=40, seed=0)
+    return ({c: iv.point for c, iv in cols.items()},
+            {(dim, g): iv.point for dim, entries in groups.items() for g, iv in entries})
+
+
+def _near(got, want, tol=1e-9) -> bool:
+    return (got is None and want is None) or (got is not None and want is not None and abs(got - want) <= tol)
+
+
+def _ib_figures(report: dict) -> dict:
+    """What a paper table and its breakdowns say, read off an InteractionBench report (ours or the reference's)."""
+    agg = report["aggregate"]
+    out = {col: agg["overall"].get(fld) for col, fld in (
+        ("total", "total_score"), ("accuracy", "accuracy"), ("timing_accuracy", "timing_accuracy"),
+        ("silence_compliance", "silence_compliance"))}
+    out.update({(dim, g): row.get("total_score") for dim in ("capability_group", "time_type", "family")
+                for g, row in agg[f"by_{dim}"].items()})
+    return out
+
+
+def _oi_figures(report: dict) -> dict:
+    """The same for an OmniInteract summary: paper columns, per-category breakdowns, IDS and NCCS."""
+    summary = report["summary"]
+    pm = summary["paper_metrics"]
+    out = {col: (100 * pm["exp_f1"][cat]["IA_QTF1"] if pm["exp_f1"][cat] else None) for col, cat in (
+        ("Realtime", "realtime"), ("Proactive", "proactive"), ("Nested", "nested"), ("1Q1A", "one_q1a_global"),
+        ("1QnA", "one_qna"), ("All", "all_global"))}
+    for dim in ("by_scene_type", "by_question_type", "nested_by_role"):
+        out.update({(dim, g): 100 * r["IA_QTF1"] for g, r in (summary.get(dim) or {}).items()})
+    intr, nested = pm["exp_interruption"], pm["exp_nested"]
+    dim = "interruption and nested chain"
+    out.update({(dim, "NOR"): 100 * intr["NOR"], (dim, "PAQ"): 100 * intr["PAQ"], (dim, "CSM-SR"): 100 * intr["CSM_SR"],
+                (dim, "CSM-AS (s)"): intr["CSM_AS_seconds"], (dim, "NCCS"): 100 * nested["NCCS"]})
+    return out
+
+
+def _check_figures(bench: str, report: dict, ours: dict, reference: dict) -> None:
+    """The report's points are `score`'s own figures, and those are the reference's (a mismatch in the second
+    step alone is a scorer parity gap, reported as such)."""
+    cols, groups = _report_points(bench, report)
+    shown = {**cols, **groups}
+    assert set(shown) == set(ours) == set(reference), (set(shown) ^ set(reference))
+    wrong = {k: (shown[k], ours[k]) for k in ours if not _near(shown[k], ours[k])}
+    assert not wrong, f"report differs from the score output: {wrong}"
+    gap = {k: (ours[k], reference[k]) for k in reference if not _near(ours[k], reference[k])}
+    assert not gap, f"score output (and so the report) differs from the reference scorer: {gap}"
+
+
+@pytest.mark.parametrize("case", IB_GOLDEN, ids=[c["name"] for c in IB_GOLDEN])
+def test_report_points_are_the_reference_figures_interactionbench(case, tmp_path):
+    """Scored as `score` scores it (settings, stored judge verdicts, answer key); the report shows the
+    reference's overall and per-group means."""
+    from scoring.interactionbench import IBConfig, score
+    from tests.scoring.test_interactionbench_parity import _judge, _write_key
+    key = _write_key(case, tmp_path)
+    report = score(case["items"], case["preds"], IBConfig.from_dict(case["config"]), _judge(case, tmp_path),
+                   case["mcq_key"], mcq_key_source=str(key) if key else None)
+    _check_figures("interactionbench", report, _ib_figures(report), _ib_figures(case["expected"]))
+
+
+@pytest.mark.parametrize("case", OI_GOLDEN, ids=[c["case_id"] for c in OI_GOLDEN])
+def test_report_points_are_the_reference_figures_omniinteract(case, tmp_path):
+    """Judge failures (api errors on some slots) and non-default settings (`cli_extra_args`) included: every
+    paper column, the scorer's per-category breakdowns, IDS and NCCS are the reference summary's."""
+    from scoring.omniinteract import OIConfig, evaluate
+    from tests.scoring.test_omniinteract_parity import StubTransport, materialise
+    materialise(case, tmp_path)
+    report = evaluate(tmp_path, tmp_path / "outputs" / "synth", StubTransport(case["judge_verdicts"]),
+                      OIConfig.from_cli_args(case.get("cli_extra_args") or []))
+    _check_figures("omniinteract", report, _oi_figures(report), _oi_figures(case["expected"]))
+
+
+def test_golden_covers_judge_failures_and_non_default_settings():
+    """The OmniInteract cases above include what the issue names: judge API errors and non-default flags."""
+    assert any(c.get("cli_extra_args") for c in OI_GOLDEN)
+    assert any("api_error" in stage for c in OI_GOLDEN for slots in c["judge_verdicts"].values()
+               for stages in slots.values() for stage in stages.values())
+    assert any(c["config"] for c in IB_GOLDEN) and any(c["judge"] for c in IB_GOLDEN)
+
+
+@pytest.mark.parametrize("case", PB_GOLDEN, ids=[c["id"] for c in PB_GOLDEN])
+def test_report_points_are_the_reference_figures_proactivebench(case):
+    from scoring import proactivebench as pb
+    pairs = [(case["annotation"], case["prediction"])] if case["level"] == "item" else \
+        [(x["annotation"], x["prediction"]) for x in case["items"]]
+    items = [{"item_id": f"i{k}", "subtask": case["subtask"], **ann} for k, (ann, _) in enumerate(pairs)]
+    report = pb.score(items, {f"i{k}": pred for k, (_, pred) in enumerate(pairs)})
+    cols, groups = _report_points("proactivebench", report)
+    exp, x = case["expected"], case["subtask"]
+    tol = 1e-3  # the file's abs_tol: its figures are written to 3 decimals
+    if x == "ES":
+        assert _near(cols["ES"], exp["S_ES"], tol)
+    elif "accuracy" in exp:
+        assert _near(cols[x], exp["accuracy"], tol)
+        for out in ("early", "in_window", "missed"):
+            assert _near(groups[("outcome", f"{x} {out}")], exp[f"{out}_rate"], tol), out
+    else:
+        assert cols[x] == (100.0 if exp["correct"] else 0.0)
+    assert cols["AVG"] is None  # five subtasks have no items: the paper's AVG is undefined, as `score` says
+
+
+@pytest.mark.parametrize("case", IS_GOLDEN, ids=[c["id"] for c in IS_GOLDEN])
+def test_report_points_are_the_reference_figures_interactscope(case):
+    from scoring import interactscope as isc
+    group = [case["interaction"]] if case["level"] == "target" else case["interactions"]
+    inters = [{"interaction_id": f"x{k}", **{f: v for f, v in it.items() if f != "responses"}}
+              for k, it in enumerate(group)]
+    preds = {f"x{k}": {"interaction_id": f"x{k}", "responses": it.get("responses", [])} for k, it in enumerate(group)}
+    cols, groups = _report_points("interactscope", isc.score(inters, preds))
+    exp = case["expected"]
+    if case["level"] == "t8":
+        assert _near(cols["T8"], exp["recall"], 1e-3)
+        for sub, want in (exp.get("recall_by_subtype") or {}).items():
+            assert _near(groups[("t8_subtype", f"T8-{sub}")], want, 1e-3), sub
+    else:
+        assert _near(cols[case["task"]], exp["accuracy"], 1e-3)
