@@ -143,7 +143,7 @@ def test_figures_for_human_items(report_dir):
 
 
 def test_lanes_classify_the_human(demo_store):
-    from runners.report import item_lanes, responders, timeline_figure
+    from runners.report import item_lanes, timeline_figure
     db, ids = demo_store
     store = Store(db)
     ds = load("interactionbench", None, probe_media=False)

@@ -11,7 +11,6 @@ from scoring import interactscope as isc
 from scoring import proactivebench as pb
 from scoring.bootstrap import (bootstrap_ci, item_stats, paired_difference, rank_stability, ratio,
                                resample_counts)
-from scoring.interactionbench import IBConfig, score as ib_score
 from tests.conftest import golden_dir
 
 MEAN = ratio(0, 1, 1.0)

@@ -12,9 +12,7 @@ import pytest
 from annotation.loaders import load
 from annotation.model import Response
 from annotation.store import Store
-from ibench_ui.context import AppContext
 from ibench_ui.live_model import LiveModelHub, LiveTarget
-from ibench_ui.session import SessionService
 from ibench_ui.timeline import timeline_html
 from runners.clock import MediaClock
 
@@ -175,15 +173,6 @@ def test_long_poll_wakes_at_once_and_times_out_empty(env, item):
 
 
 # -- through the session service ------------------------------------------------------------------
-
-@pytest.fixture
-def svc(tmp_path):
-    ctx = AppContext(store=Store(tmp_path / "s.sqlite"), asr_model=str(tmp_path / "none"))
-    s = SessionService(ctx)
-    yield s
-    for w in s.hub.workers():
-        w.stop("test over")
-
 
 @pytest.mark.parametrize("req, msg", [
     ({"model": "baseline:nosuch"}, "unknown baseline"),

@@ -7,38 +7,18 @@ from __future__ import annotations
 import csv
 import html
 import re
-import time
 
 import pytest
 
-from annotation.store import Store
 from ibench_ui.compare import render, responder_choices
-from ibench_ui.context import AppContext
 from ibench_ui.leaderboard import compute_tables, leaderboard_html
-from ibench_ui.session import SessionService
+from tests.ui.test_live_model import wait_for
 from runners.export import response_rows
 from runners.report import item_lanes, leaderboard, responders, write_report
 
 IB = "interactionbench"
 ITEM = "moving_square#0"
 SPEC = "baseline:periodic:2"
-
-
-@pytest.fixture
-def svc(tmp_path):
-    ctx = AppContext(store=Store(tmp_path / "s.sqlite"), asr_model=str(tmp_path / "none"))
-    s = SessionService(ctx)
-    yield s
-    for w in s.hub.workers():
-        w.stop("test over")
-
-
-def wait_for(cond, timeout=20.0):
-    deadline = time.time() + timeout
-    while not cond():
-        if time.time() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.02)
 
 
 def shown_total(result_html: str, table_id: str) -> str:
@@ -67,7 +47,7 @@ def sit(svc, participant: str, text: str, t: float, who: str = "both") -> tuple[
         assert svc.clock({**base, "media_t": 5.05, "paused": True, "event": "pause"})["ok"]
         # the model decides every 2 s from t=1; the paused clock at 5.05 makes t=5 due (missed ticks are skipped)
         wait_for(lambda: any(r.responder.startswith("model:") and r.t == 5.0
-                             for r in svc.ctx.store.responses(session_id=sid)))
+                             for r in svc.ctx.store.responses(session_id=sid)), timeout=30)
     fin = svc.finish_item({"session_id": sid, "item_index": 0})
     assert fin["ok"], fin
     human = shown_total(fin["result_html"], "item-score") if who != "model" else ""
