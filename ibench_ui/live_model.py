@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 from annotation.model import Item, Response
 from annotation.store import Store, model_responder
-from ibench_ui.timeline import model_mark_html, row_html
+from ibench_ui.timeline import lane_of, model_mark_html, row_html
 from runners.clock import MediaClock
 
 STALE_AFTER = 3.0
@@ -147,6 +147,7 @@ class LiveModel:
         self.emitted += 1
         self.page.publish({"type": "response", "rid": r.id, "session_id": tg.session_id,
                            "item_index": tg.item_index, "item_id": tg.item.id, "responder": r.responder,
+                           "lane": lane_of(r),
                            "spec": tg.spec, "t": r.t, "kind": r.kind, "text": r.text, "frame_t": r.frame_t,
                            "emit_wall_ms": emit_ms, "push_wall_ms": time.time() * 1000.0,
                            "mark_html": model_mark_html(r, tg.span), "row_html": row_html(r)})
