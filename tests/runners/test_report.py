@@ -334,3 +334,47 @@ def test_report_points_are_the_reference_figures_interactscope(case):
             assert _near(groups[("t8_subtype", f"T8-{sub}")], want, 1e-3), sub
     else:
         assert _near(cols[case["task"]], exp["accuracy"], 1e-3)
+
+
+def test_a_runs_own_report_is_what_the_report_shows(tmp_path):
+    """A run scored with a judge that failed on one sample and with non-default OmniInteract settings: the
+    report's figures are that stored report's (not a second scoring under default settings)."""
+    import json as _json
+
+    from runners.evaluate import write_native
+    from runners.protocols import DEFAULT_FOR_BENCHMARK
+    from runners.report import write_report
+    from scoring.omniinteract import JudgeTransportError, OIConfig, evaluate
+    from scoring.omniinteract.judge import dry_run_transport
+
+    db = tmp_path / "oi.sqlite"
+    store = Store(db)
+    ds = load("omniinteract", None, probe_media=False)
+    run = BatchRunner(store, RunSpec(benchmark="omniinteract", model="baseline:periodic:2", data_dir=str(demo_dir("omniinteract")),
+                                     protocol=DEFAULT_FOR_BENCHMARK["omniinteract"])).run()
+    rid = run["run"]["id"]
+    failing = ds.items[1].id
+
+    def judge(stage, sample_id, slot_id, system_prompt, user_prompt):
+        if sample_id == failing:
+            raise JudgeTransportError("HTTP 500")
+        if stage == "core":
+            return '{"score": 0.9, "trigger_phrase": "", "spoiler": false, "rationale": "ok"}'
+        return dry_run_transport(stage, sample_id, slot_id, system_prompt, user_prompt)
+
+    preds = {iid: r["prediction"] for iid, r in store.run_items(rid).items()}
+    summary = write_native("omniinteract", ds, preds, tmp_path / "outputs", model="m")
+    config = OIConfig.from_cli_args(["--no_unmatched_fp", "--w_ack", "0.3", "--decay_gamma", "2"])
+    judged = _json.loads(_json.dumps(evaluate(ds.root, summary.parent, judge, config)))
+    assert any(s["status"] != "ok" for s in judged["samples"] if s["item_kind"] == "summarized")
+    judged["run"] = run["run"]
+    store.update_run(rid, report=judged)
+    store.close()
+    write_report(Store(db), {"omniinteract": ds}, tmp_path / "rep", n_resamples=50, figures=False)
+    row = _rows(tmp_path / "rep" / "omniinteract_table.csv")[0]
+    assert row["key"] == f"model:baseline:periodic:2@{rid}" and row["source"] == "the run's own report"
+    pm = judged["summary"]["paper_metrics"]["exp_f1"]
+    for col, cat in (("All", "all_global"), ("1Q1A", "one_q1a_global"), ("1QnA", "one_qna")):
+        assert float(row[col]) == round(100 * pm[cat]["IA_QTF1"], 4), col
+    # a second scoring under default settings would have shown another figure
+    assert float(row["All"]) > 0 and round(100 * run["summary"]["paper_metrics"]["exp_f1"]["all_global"]["IA_QTF1"], 4) != float(row["All"])
