@@ -161,6 +161,18 @@ def test_lanes_classify_the_human(demo_store):
     store.close()
 
 
+def test_min_n_is_configurable(demo_store, tmp_path):
+    db, ids = demo_store
+    out = tmp_path / "r"
+    from runners.cli import main
+    assert main(["report", "--db", str(db), "--out", str(out), "--benchmark", "interactionbench", "--no-figures",
+                 "--resamples", "100", "--min-n", "3"]) == 0
+    human = {r["key"]: r for r in _rows(out / "interactionbench_table.csv")}["human:alice"]
+    assert human["total_n"] == "4" and human["total_note"] == "" and human["total_low"] != ""
+    ranks = _rows(out / "interactionbench_ranks.csv")
+    assert len(ranks) == 2 and all(r["n_items"] == "4" for r in ranks)
+
+
 def test_report_is_deterministic_for_a_seed(demo_store, tmp_path):
     from runners.report import write_report
     db, _ = demo_store
@@ -182,6 +194,8 @@ def test_report_cli_errors(tmp_path):
     assert main(["report", "--db", str(tmp_path / "missing.sqlite"), "--out", str(tmp_path / "o")]) == 1
     empty = tmp_path / "empty.sqlite"
     Store(empty).close()
+    assert main(["report", "--db", str(empty), "--out", str(tmp_path / "o3"), "--min-n", "0"]) == 1
+    assert not (tmp_path / "o3").exists()
     assert main(["report", "--db", str(empty), "--out", str(tmp_path / "o2"), "--benchmark", "interactscope"]) == 0
     assert "No human sessions or model runs" in (tmp_path / "o2" / "report.md").read_text()
 
