@@ -273,10 +273,11 @@ def _check_figures(bench: str, report: dict, ours: dict, reference: dict) -> Non
     step alone is a scorer parity gap, reported as such)."""
     cols, groups = _report_points(bench, report)
     shown = {**cols, **groups}
-    assert set(shown) == set(ours) == set(reference), (set(shown) ^ set(reference))
+    assert set(shown) == set(ours), f"report and score output list other figures: {set(shown) ^ set(ours)}"
     wrong = {k: (shown[k], ours[k]) for k in ours if not _near(shown[k], ours[k])}
     assert not wrong, f"report differs from the score output: {wrong}"
-    gap = {k: (ours[k], reference[k]) for k in reference if not _near(ours[k], reference[k])}
+    gap = {k: (ours.get(k, "absent"), reference.get(k, "absent")) for k in set(ours) | set(reference)
+           if k not in ours or k not in reference or not _near(ours[k], reference[k])}
     assert not gap, f"score output (and so the report) differs from the reference scorer: {gap}"
 
 
