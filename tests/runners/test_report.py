@@ -212,21 +212,22 @@ def test_every_verdict_has_a_colour():
 
 # ---------------------------------------------------------------- golden: report figures = the reference's
 
-from tests.conftest import golden_dir  # noqa: E402
+from tests.golden_cases import case_id, load_cases, oi_verdicts_file, write_ib_case, write_oi_case  # noqa: E402
 
 
-def _golden(bench: str) -> list[dict]:
-    """Every `*cases.json` of a benchmark (cases, fuzz cases and any added later)."""
-    import json
-    files = sorted(p for p in (golden_dir() / bench).glob("*cases.json") if "truncation" not in p.name)
-    assert files, f"no golden cases under {golden_dir() / bench}"
-    return [c for f in files for c in json.loads(f.read_text(encoding="utf-8"))["cases"]]
+def _golden(bench: str) -> list[tuple[str, dict]]:
+    """(id, case) for every case of every `*cases.json` of a benchmark (cases, fuzz cases, any added later)."""
+    return [(case_id(stem, c), c) for stem, c in load_cases(bench)]
 
 
 IB_GOLDEN = _golden("interactionbench")
 OI_GOLDEN = _golden("omniinteract")
-PB_GOLDEN = [c for c in _golden("proactivebench") if c["level"] in ("item", "subtask")]
-IS_GOLDEN = [c for c in _golden("interactscope") if c["level"] in ("target", "task", "t8")]
+PB_GOLDEN = [(i, c) for i, c in _golden("proactivebench") if c["level"] in ("item", "subtask")]
+IS_GOLDEN = [(i, c) for i, c in _golden("interactscope") if c["level"] in ("target", "task", "t8")]
+
+
+def _params(cases):
+    return pytest.mark.parametrize("case", [c for _, c in cases], ids=[i for i, _ in cases])
 
 
 def _report_points(bench: str, report: dict) -> tuple[dict, dict]:
@@ -281,39 +282,40 @@ def _check_figures(bench: str, report: dict, ours: dict, reference: dict) -> Non
     assert not gap, f"score output (and so the report) differs from the reference scorer: {gap}"
 
 
-@pytest.mark.parametrize("case", IB_GOLDEN, ids=[c["name"] for c in IB_GOLDEN])
+@_params(IB_GOLDEN)
 def test_report_points_are_the_reference_figures_interactionbench(case, tmp_path):
-    """Scored as `score` scores it (settings, stored judge verdicts, answer key); the report shows the
-    reference's overall and per-group means."""
-    from scoring.interactionbench import IBConfig, score
-    from tests.scoring.test_interactionbench_parity import _judge, _write_key
-    key = _write_key(case, tmp_path)
-    report = score(case["items"], case["preds"], IBConfig.from_dict(case["config"]), _judge(case, tmp_path),
-                   case["mcq_key"], mcq_key_source=str(key) if key else None)
+    """Scored as `score` scores it, from the native files on disk (settings, items file, answer key, stored
+    judge verdicts); the report shows the reference's overall and per-group means."""
+    from scoring.interactionbench import IBConfig, evaluate
+    paths = write_ib_case(case, tmp_path)
+    report = evaluate(paths["data"], paths["preds"], mcq_key_path=paths["mcq_key"], judge_spec=paths["judge_spec"],
+                      config=IBConfig.from_dict(case["config"]), items_path=paths["items"],
+                      judge_cache_dir=paths["judge_args"].get("cache_dir"))
     _check_figures("interactionbench", report, _ib_figures(report), _ib_figures(case["expected"]))
 
 
-@pytest.mark.parametrize("case", OI_GOLDEN, ids=[c["case_id"] for c in OI_GOLDEN])
+@_params(OI_GOLDEN)
 def test_report_points_are_the_reference_figures_omniinteract(case, tmp_path):
-    """Judge failures (api errors on some slots) and non-default settings (`cli_extra_args`) included: every
-    paper column, the scorer's per-category breakdowns, IDS and NCCS are the reference summary's."""
+    """Scored as `score omniinteract --judge replay:<verdicts> --reference-args ...` scores it: judge failures
+    (API errors on some slots) and non-default settings included, every paper column, the scorer's
+    per-category breakdowns, IDS and NCCS are the reference summary's."""
+    from runners.evaluate import oi_transport
     from scoring.omniinteract import OIConfig, evaluate
-    from tests.scoring.test_omniinteract_parity import StubTransport, materialise
-    materialise(case, tmp_path)
-    report = evaluate(tmp_path, tmp_path / "outputs" / "synth", StubTransport(case["judge_verdicts"]),
+    outputs = write_oi_case(case, tmp_path)
+    report = evaluate(tmp_path, outputs, oi_transport(f"replay:{oi_verdicts_file(case, tmp_path)}"),
                       OIConfig.from_cli_args(case.get("cli_extra_args") or []))
     _check_figures("omniinteract", report, _oi_figures(report), _oi_figures(case["expected"]))
 
 
 def test_golden_covers_judge_failures_and_non_default_settings():
     """The OmniInteract cases above include what the issue names: judge API errors and non-default flags."""
-    assert any(c.get("cli_extra_args") for c in OI_GOLDEN)
-    assert any("api_error" in stage for c in OI_GOLDEN for slots in c["judge_verdicts"].values()
+    assert any(c.get("cli_extra_args") for _, c in OI_GOLDEN)
+    assert any("api_error" in stage for _, c in OI_GOLDEN for slots in c["judge_verdicts"].values()
                for stages in slots.values() for stage in stages.values())
-    assert any(c["config"] for c in IB_GOLDEN) and any(c["judge"] for c in IB_GOLDEN)
+    assert any(c["config"] for _, c in IB_GOLDEN) and any(c["judge"] for _, c in IB_GOLDEN)
 
 
-@pytest.mark.parametrize("case", PB_GOLDEN, ids=[c["id"] for c in PB_GOLDEN])
+@_params(PB_GOLDEN)
 def test_report_points_are_the_reference_figures_proactivebench(case):
     from scoring import proactivebench as pb
     pairs = [(case["annotation"], case["prediction"])] if case["level"] == "item" else \
@@ -334,7 +336,7 @@ def test_report_points_are_the_reference_figures_proactivebench(case):
     assert cols["AVG"] is None  # five subtasks have no items: the paper's AVG is undefined, as `score` says
 
 
-@pytest.mark.parametrize("case", IS_GOLDEN, ids=[c["id"] for c in IS_GOLDEN])
+@_params(IS_GOLDEN)
 def test_report_points_are_the_reference_figures_interactscope(case):
     from scoring import interactscope as isc
     group = [case["interaction"]] if case["level"] == "target" else case["interactions"]

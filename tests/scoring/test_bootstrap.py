@@ -12,6 +12,7 @@ from scoring import proactivebench as pb
 from scoring.bootstrap import (bootstrap_ci, item_stats, paired_difference, rank_stability, ratio,
                                resample_counts)
 from tests.conftest import golden_dir
+from tests.golden_cases import case_id, load_cases
 
 MEAN = ratio(0, 1, 1.0)
 
@@ -115,14 +116,10 @@ def _cases(b, name="cases.json"):
     return json.loads((golden_dir() / b / name).read_text(encoding="utf-8"))["cases"]
 
 
-def _all_cases(b):
-    files = sorted((golden_dir() / b).glob("*cases.json"))
-    assert files, f"no golden cases under {golden_dir() / b}"
-    return [c for f in files if "truncation" not in f.name for c in _cases(b, f.name)]
-
-
-IB = _all_cases("interactionbench")
-OI = _all_cases("omniinteract")
+IB = [c for _, c in load_cases("interactionbench")]
+OI = [c for _, c in load_cases("omniinteract")]
+IB_IDS = [case_id(s, c) for s, c in load_cases("interactionbench")]
+OI_IDS = [case_id(s, c) for s, c in load_cases("omniinteract")]
 
 
 def _assert_reproduced(iv, want, where):
@@ -135,7 +132,7 @@ def _assert_reproduced(iv, want, where):
     assert iv.reason == "" and iv.low - 1e-9 <= iv.point <= iv.high + 1e-9, (where, iv)
 
 
-@pytest.mark.parametrize("case", IB, ids=[c["name"] for c in IB])
+@pytest.mark.parametrize("case", IB, ids=IB_IDS)
 def test_ib_resampling_reproduces_the_reference_report(case):
     exp = case["expected"]  # the reference's own report: records, aggregate, table
     bs = item_stats("interactionbench", exp)
@@ -193,7 +190,7 @@ PAPER = (("Realtime", "realtime"), ("Proactive", "proactive"), ("Nested", "neste
          ("1QnA", "one_qna"), ("All", "all_global"))
 
 
-@pytest.mark.parametrize("case", OI, ids=[c["case_id"] for c in OI])
+@pytest.mark.parametrize("case", OI, ids=OI_IDS)
 def test_oi_resampling_reproduces_the_reference_summary(case):
     """Judge failures and non-default settings included: the per-sample summaries the reference wrote, summed
     as its aggregate does, give back every paper column, breakdown, IDS and NCCS figure of its summary."""
