@@ -77,9 +77,16 @@ def lanes_html(ctx: AppContext, benchmark: str, lanes) -> str:
                          f'{esc(k)}: {v}</span>' for k, v in counts.items()) or "<i>no responses</i>"
         if not ln.covered:
             chips = "<i>this responder did not cover this item</i>"
+        else:
+            chips += " " + " ".join(f'<span class="ib-lane-score" data-measure="{esc(k)}">{esc(k)} {esc(_fmt(v))}</span>'
+                                    for k, v in ln.score if v is not None and not isinstance(v, (dict, list)))
         rows.append(f'<div class="ib-lane" data-responder="{esc(ln.responder.key)}" data-kind="{esc(ln.responder.kind)}">'
                     f'<b>{esc(label)}</b> <span class="ib-kind">({esc(ln.responder.kind)})</span> {chips}</div>')
     return '<div id="compare-lanes">' + "".join(rows) + "</div>"
+
+
+def _fmt(v) -> str:
+    return f"{v:.3f}" if isinstance(v, float) else str(v)
 
 
 def render(ctx: AppContext, benchmark: str, item_id: Optional[str], keys: Sequence[str]):

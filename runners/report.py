@@ -155,10 +155,29 @@ def predictions(store: Store, ds: Dataset, responder: Responder, item_ids: Optio
 
 @dataclass(frozen=True)
 class Lane:
-    """One responder's classified responses on one item."""
+    """One responder's classified responses on one item, and the scorer's figures for it on that item."""
     responder: Responder
     verdicts: tuple[ResponseVerdict, ...]
     covered: bool = True
+    score: tuple[tuple[str, object], ...] = ()
+
+
+def item_score(store: Store, item: Item, resp: Responder, pred) -> dict:
+    """The scorer's headline figures for one responder on one item: a finished run's own report (its judge
+    and settings), else the item scored as a session scores it at item end (`scoring.live`)."""
+    from scoring.live import headline, score_prediction
+    if resp.source_kind == "run":
+        run = store.get_run(resp.sources[0])
+        rep = run.report if run is not None and run.status == "done" else None
+        if rep and item.benchmark == "omniinteract":
+            for smp in rep.get("samples") or []:
+                if str(smp.get("sample_id")) == item.id and smp.get("item_kind") == "summarized":
+                    summ = (smp.get("sample_summary") or {}).get("summary") or {}
+                    return {"IA_QTF1": summ.get("IA_QTF1"), "TP": summ.get("Global_TP"), "FP": summ.get("Global_FP"),
+                            "FN": summ.get("Global_FN"), "status": smp.get("status")}
+        elif rep and item.id in (rep.get("per_item") or {}):
+            return headline(item, rep)
+    return headline(item, score_prediction(item, pred))
 
 
 def item_lanes(store: Store, ds: Dataset, item_id: str, keys: Sequence[str], judge=None) -> list[Lane]:
@@ -173,7 +192,8 @@ def item_lanes(store: Store, ds: Dataset, item_id: str, keys: Sequence[str], jud
         covered = item_id in resp.item_ids
         pred = predictions(store, ds, resp, [item_id]).get(item_id) if covered else None
         verdicts = tuple(classify(ds.benchmark, item, pred, judge=judge)) if covered else ()
-        lanes.append(Lane(resp, verdicts, covered))
+        score = tuple(item_score(store, item, resp, pred).items()) if covered else ()
+        lanes.append(Lane(resp, verdicts, covered, score))
     return lanes
 
 

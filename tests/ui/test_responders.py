@@ -74,6 +74,9 @@ def test_live_session_gives_two_responders_everywhere(svc, tmp_path):
     assert re.findall(r'class="ib-lane" data-responder="([^"]+)" data-kind="(\w+)"', html.unescape(lanes_html)) == \
         [(human, "human"), (model, "model")]
     assert {y for tr in fig.data for y in (tr.y or ())} == {"targets", human, f"{SPEC} · live {sid[-6:]}"}
+    scores = re.findall(r'data-responder="([^"]+)".*?data-measure="total_score">total_score ([^<]+)</span>',
+                        html.unescape(lanes_html))
+    assert scores == [(human, human_shown), (model, model_shown)]  # each lane scored on its own responses
     lanes = item_lanes(store, ctx.dataset(IB), ITEM, [human, model])
     assert [ln.responder.key for ln in lanes] == [human, model]
     assert [v.t for v in lanes[0].verdicts] == [3.2]
