@@ -557,9 +557,11 @@ def oi_stats(report: Mapping) -> BenchStats:
                  "nc:sum"):
         c(name)
     index = dict(cols.index)
+    where = {pre.rsplit(":", 1)[0]: None for pre in index if pre.endswith(":slots")}
+    where = {pre: [index[f"{pre}:{m}"] for m, _ in _METRIC_KEYS] for pre in where}
 
     def acc(row: np.ndarray, prefix: str) -> MetricAcc:
-        return MetricAcc(*(float(row[index[f"{prefix}:{m}"]]) for m, _ in _METRIC_KEYS))
+        return MetricAcc(*row[where[prefix]].tolist())
 
     def summary_of(row: np.ndarray) -> dict:
         """The part of the scorer's benchmark summary that paper_metrics reads, from summed sample rows."""
@@ -571,13 +573,15 @@ def oi_stats(report: Mapping) -> BenchStats:
                       if row[index[f"{g}={k}:slots"]] > 0}
         return out
 
-    cache: dict = {}
+    cache: dict = {}  # the last few inputs: every column reads the same resamples (and the same point row)
 
     def exp_f1(s: np.ndarray) -> list:
         key = (s.shape, s.tobytes())
-        if cache.get("key") != key:
-            cache["key"], cache["value"] = key, [paper_metrics(summary_of(r), fixed)["exp_f1"] for r in s]
-        return cache["value"]
+        if key not in cache:
+            if len(cache) >= 4:
+                cache.pop(next(iter(cache)))
+            cache[key] = [paper_metrics(summary_of(r), fixed)["exp_f1"] for r in s]
+        return cache[key]
 
     def column(cat: str) -> Metric:
         def m(s: np.ndarray) -> np.ndarray:
