@@ -83,7 +83,7 @@ def responders(store: Store, benchmark: str, dataset: Optional[Dataset] = None,
     known = (lambda i: i in dataset) if dataset is not None else (lambda i: True)
     order = {it.id: k for k, it in enumerate(dataset.items)} if dataset is not None else {}
     humans: dict[str, dict[str, str]] = {}  # participant -> item -> session (latest sitting wins)
-    first: dict[str, float] = {}
+    latest: dict[str, float] = {}  # participant -> their latest sitting (the leaderboard prefers recent rows)
     out_models = []
     for s in store.sessions(benchmark=benchmark):
         rows = store.responses(session_id=s.id)
@@ -94,7 +94,7 @@ def responders(store: Store, benchmark: str, dataset: Optional[Dataset] = None,
             cover = humans.setdefault(s.participant, {})
             for iid in items:
                 cover[iid] = s.id
-            first[s.participant] = max(first.get(s.participant, 0.0), s.created)
+            latest[s.participant] = max(latest.get(s.participant, 0.0), s.created)
         live = {responder_of(r) for r in rows if responder_of(r).startswith("model:")}
         spec = str((s.settings or {}).get("model") or "")
         if spec:
@@ -107,7 +107,7 @@ def responders(store: Store, benchmark: str, dataset: Optional[Dataset] = None,
     for participant, cover in humans.items():
         ids = sorted(cover, key=lambda i: order.get(i, 0))
         key = human_responder(participant)
-        out.append(Responder(key, "human", key, key, benchmark, tuple(ids), first[participant],
+        out.append(Responder(key, "human", key, key, benchmark, tuple(ids), latest[participant],
                              tuple((i, cover[i]) for i in ids), "session"))
     if pooled and len(out) >= 2:
         obs = tuple(f"{i}@{r.key}" for r in out for i in r.item_ids)
@@ -451,9 +451,11 @@ def benchmark_tables(store: Store, ds: Dataset, n_resamples: int = DEFAULT_RESAM
         if not r.pooled:
             report, src = _report_of(store, ds, r, judge)
             rows.append(_scores(r, report, src, n_resamples, seed, level, min_n))
+    scored = {rs.responder.key: (rs.responder, rs.report) for rs in rows}
     for r in resps:
         if r.pooled:
-            parts = [(rs.responder, rs.report) for rs in rows if rs.responder.key in r.members]
+            members = [m for m in responders(store, bench, ds, pooled=False) if m.key in r.members]
+            parts = [scored.get(m.key) or (m, _report_of(store, ds, m, judge)[0]) for m in members]
             rows.append(_scores(r, pooled_report(store, ds, parts, judge), "pooled", n_resamples, seed, level,
                                 min_n))
     rows.sort(key=lambda rs: ({"human": 0, "model": 1}[rs.responder.kind], rs.responder.pooled))

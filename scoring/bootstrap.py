@@ -285,7 +285,7 @@ class BenchStats:
         not carry over unless the subset is every item."""
         pos = {iid: i for i, iid in enumerate(self.item_ids)}
         idx = [pos[i] for i in item_ids]
-        same = list(item_ids) == list(self.item_ids)
+        same = len(idx) == len(self.item_ids) and set(item_ids) == set(self.item_ids)  # sums ignore the order
         return BenchStats(self.benchmark, list(item_ids), self.stats[idx] if idx else self.stats[:0],
                           self.metrics, self.table, self.headline,
                           [self.strata[i] for i in idx] if self.strata is not None else None, self.breakdowns,
