@@ -476,7 +476,8 @@ def benchmark_tables(store: Store, ds: Dataset, n_resamples: int = DEFAULT_RESAM
             hs, ms = h.stats.subset(common), m.stats.subset(common)
             for c in columns:
                 iv = paired_difference(hs.stats, hs.metrics[c], ms.stats, ms.metrics[c], n_resamples, seed, level,
-                                       hs.strata, points=(hs.point(c), ms.point(c)), min_n=min_n)
+                                       hs.strata, points=(hs.point(c), ms.point(c)), min_n=min_n,
+                                       n_items=min(hs.n_for(c), ms.n_for(c)))
                 out.differences.append((h.responder.label, m.responder.label, c, len(common), iv))
     if len(single) >= 2:
         common = set(single[0].stats.item_ids)

@@ -142,20 +142,22 @@ def bootstrap_ci(stats: np.ndarray, metric: Metric, n_resamples: int = DEFAULT_R
 def paired_difference(stats_a: np.ndarray, metric_a: Metric, stats_b: np.ndarray, metric_b: Metric,
                       n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = 0.95,
                       strata: Optional[Sequence] = None, *, points: Any = _OWN,
-                      min_n: int = DEFAULT_MIN_N) -> Interval:
+                      min_n: int = DEFAULT_MIN_N, n_items: Optional[int] = None) -> Interval:
     """metric(a) - metric(b) with both resampled on the SAME items (rows of a and b must be aligned);
-    `points`: the scorer's (a, b) figures on exactly these items, when known."""
+    `points`: the scorer's (a, b) figures on exactly these items, when known; `n_items`: the items the
+    metric counts (default all rows)."""
     a, b = np.asarray(stats_a, dtype=np.float64), np.asarray(stats_b, dtype=np.float64)
     if len(a) != len(b):
         raise ValueError(f"paired difference needs aligned items: {len(a)} rows vs {len(b)} rows")
     pa, sa, ra = _anchor(_point(a, metric_a), _OWN if points is _OWN else points[0])
     pb_, sb, rb = _anchor(_point(b, metric_b), _OWN if points is _OWN else points[1])
     point = None if pa is None or pb_ is None else pa - pb_
-    reason = ra or rb or too_few(len(a), min_n)
+    n = len(a) if n_items is None else int(n_items)
+    reason = ra or rb or too_few(n, min_n)
     if point is None or reason:
-        return Interval(point, None, None, level, n_resamples, len(a), reason if point is not None else "")
+        return Interval(point, None, None, level, n_resamples, n, reason if point is not None else "")
     counts = resample_counts(len(a), n_resamples, seed, strata)
-    return _interval(point, (metric_a(counts @ a) + sa) - (metric_b(counts @ b) + sb), level, n_resamples, len(a))
+    return _interval(point, (metric_a(counts @ a) + sa) - (metric_b(counts @ b) + sb), level, n_resamples, n)
 
 
 @dataclass(frozen=True)

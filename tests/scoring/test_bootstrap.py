@@ -90,6 +90,10 @@ def test_no_interval_below_min_n_and_the_reason_is_given():
     assert bootstrap_ci(_mean_stats(range(10)), MEAN, n_items=2).reason == "fewer than 5 items"
     d = paired_difference(stats, MEAN, stats, MEAN, n_resamples=50)
     assert d.point == 0 and d.low is None and d.reason == "fewer than 5 items"
+    ten = _mean_stats(range(10))
+    assert paired_difference(ten, MEAN, ten, MEAN, n_resamples=50).has_interval
+    sub = paired_difference(ten, MEAN, ten, MEAN, n_resamples=50, n_items=2)  # a subtask with 2 of the 10 items
+    assert sub.n_items == 2 and not sub.has_interval and sub.reason == "fewer than 5 items"
 
 
 def test_scorer_point_is_kept_and_a_metric_that_cannot_reproduce_it_gives_no_interval():
