@@ -120,6 +120,7 @@ class CallRecord:
     compliant: Optional[bool] = None  # the reply followed the protocol's format (ok calls only)
     frame_times: tuple[float, ...] = ()
     audio_span: Optional[tuple[float, float]] = None
+    reused: bool = False  # replayed from an earlier attempt (not stored again)
 
     def store_fields(self) -> dict:
         """Keyword arguments for Store.add_run_call."""
@@ -503,6 +504,7 @@ def drive(item: Item, protocol: Protocol, backend, *, media: Optional[Media] = N
             if old is not None and old.status == "ok":
                 reply = Reply(old.raw_reply, float(old.latency_s or 0.0), None, None, old.attempts)
                 trace.n_reused += 1
+                call.reused = True
             else:
                 try:
                     reply = backend.respond(decision)

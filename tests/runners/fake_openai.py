@@ -2,7 +2,8 @@
 
 Each request pops the next scripted action: ("text", reply), ("status", code[, headers]), ("sleep", s, reply),
 ("malformed",) for a 200 that is not JSON, ("no_choices",), ("tool", name, args). With an empty script it
-answers the default reply after the configured latency. Periodic faults: `every(n, action)` gives every n-th
+answers the default reply after the configured latency, or the reply of an `after(t, reply)` rule once the
+prompt's stream time reaches t (a model that notices an event). Periodic faults: `every(n, action)` gives every n-th
 request (1-based) that action. Every request body and auth header is recorded.
 
 Tests drive it through `ScriptedServer` (start/stop the process, push actions, read what it saw) over a
@@ -43,6 +44,7 @@ class _Counters:
         self.latency = float(latency)
         self.reply = reply
         self.every: list[tuple[int, tuple]] = []
+        self.after: list[tuple[float, str]] = []  # (stream time, reply): a "model" that reacts to the time
         self.n = 0
 
     def state(self) -> dict:
@@ -81,6 +83,8 @@ def create_app():
                 c.reply = body["reply"]
             for n, action in body.get("every", ()):
                 c.every.append((int(n), tuple(action)))
+            for t, reply in body.get("after", ()):
+                c.after.append((float(t), reply))
         return {"ok": True}
 
     @app.get("/_control/state")
@@ -97,7 +101,7 @@ def create_app():
             c.auth.append(request.headers.get("authorization", ""))
             c.n += 1
             periodic = next((a for n, a in c.every if c.n % n == 0), None)
-            action = periodic or (c.script.popleft() if c.script else ("text", c.reply))
+            action = periodic or (c.script.popleft() if c.script else ("text", _react(c, body)))
             c.in_flight += 1
             c.max_in_flight = max(c.max_in_flight, c.in_flight)
             latency = c.latency
@@ -125,6 +129,30 @@ def create_app():
                 c.in_flight -= 1
 
     return app
+
+
+def _stream_time(body: dict):
+    """The "Stream time: X s" a protocol wrote into the last user turn (None when there is none)."""
+    import re
+    for m in reversed(body.get("messages") or []):
+        content = m.get("content")
+        texts = [content] if isinstance(content, str) else [p.get("text", "") for p in content or []
+                                                             if isinstance(p, dict)]
+        for text in texts:
+            found = re.search(r"Stream time: ([0-9.]+) s", text or "")
+            if found:
+                return float(found.group(1))
+    return None
+
+
+def _react(c: "_Counters", body: dict) -> str:
+    """The reply of the latest `after` rule whose time the request's stream time has reached, else the default."""
+    t = _stream_time(body) if c.after else None
+    if t is not None:
+        hits = [reply for since, reply in c.after if t >= since - 1e-9]
+        if hits:
+            return hits[-1]
+    return c.reply
 
 
 def _completion(text, tool=None) -> dict:
@@ -183,6 +211,10 @@ class ScriptedServer:
     def every(self, n: int, action) -> None:
         """Every n-th request from now on (counting from the last reset) gets `action`."""
         self._post("/_control/configure", {"every": [[n, list(action)]]})
+
+    def after(self, t: float, reply: str) -> None:
+        """From stream time t on (read from the prompt's "Stream time: X s"), answer `reply`."""
+        self._post("/_control/configure", {"after": [[t, reply]]})
 
     @property
     def default_delay(self) -> float:
