@@ -38,22 +38,19 @@ def item_result(benchmark: str, item, protocol, backend, cancel: Optional[thread
 
 
 def trace_result(benchmark: str, item, trace, model: str = "") -> dict:
-    """A driven item's stored result (also used by the live session's summary)."""
-    n_ok = sum(1 for c in trace.calls if c.status == "ok")
-    error_ticks = [{"t": c.t, "kind": c.error_kind} for c in trace.calls if c.status == "error"]
+    """A driven item's stored result: native prediction, emissions and the call counts."""
+    from runners.run_health import call_counts
+
+    counts = call_counts(trace)
     prediction = native_prediction(benchmark, item, trace, model)
-    if error_ticks and isinstance(prediction, dict) and benchmark == "interactionbench":
-        prediction["error_ticks"] = error_ticks  # the failed ticks stay visible in the prediction file
+    if counts["error_ticks"] and isinstance(prediction, dict) and benchmark == "interactionbench":
+        prediction["error_ticks"] = counts["error_ticks"]  # the failed ticks stay visible in the prediction file
     return {"item_id": item.id, "prediction": prediction,
             "emissions": [{"t": e.t, "content": e.content, "kind": e.kind, "tool": e.tool, "frame_t": e.frame_t,
                            "latency_s": round(e.latency_s, 4), **({"decision_t": e.meta["decision_t"]}
                                                                    if "decision_t" in e.meta else {})}
                           for e in trace.emissions],
-            "timing": trace.timing, "n_polls": trace.n_polls, "n_ok": n_ok, "n_errors": trace.n_errors,
-            "errors_by_kind": trace.errors_by_kind(), "error_ticks": error_ticks, "n_retries": trace.n_retries,
-            "n_reused": trace.n_reused, "skipped_ticks": trace.skipped_ticks,
-            "n_compliant": trace.n_compliant, "compliance": round(trace.n_compliant / n_ok, 4) if n_ok else None,
-            "latencies": [round(x, 4) for x in trace.poll_latencies],
+            **counts,
             "poll_latency_mean": round(sum(trace.poll_latencies) / len(trace.poll_latencies), 5)
             if trace.poll_latencies else None,
             "failed": trace.failed, "cancelled": trace.cancelled, "hindsight": trace.hindsight}

@@ -448,9 +448,9 @@ def drive(item: Item, protocol: Protocol, backend, *, media: Optional[Media] = N
 
     timing="decision": a reply counts at its tick (the benchmarks' published protocol). timing="arrival": it
     counts at tick + latency, and ticks that come due while a call is in flight are skipped (`status` skipped),
-    as a live model experiences them. With a live `clock` (runners.clock.MediaClock) each decision waits for
-    media time to reach the tick and "arrival" is the media time the reply came back at; in decision timing
-    ticks the model fell more than one interval behind on are skipped (`skip_late`). `reuse` maps ticks to
+    as a live model experiences them (batch and live apply the same rule to the measured latency, so they
+    agree). With a live `clock` (runners.clock.MediaClock) each decision waits for media time to reach the
+    tick, and ticks the page has run more than one interval past (a seek, a stall) are skipped (`skip_late`). `reuse` maps ticks to
     ok CallRecords of an earlier attempt: those replies are replayed (with their latency) instead of asked."""
     if timing not in TIMINGS:
         raise ValueError(f"timing must be one of {TIMINGS}, got {timing!r}")
@@ -485,7 +485,7 @@ def drive(item: Item, protocol: Protocol, backend, *, media: Optional[Media] = N
                 except ClockStale as exc:
                     trace.failed = str(exc)
                     break
-                if timing == "decision" and skip_late and now - t > protocol.config.interval:
+                if skip_late and now - t > protocol.config.interval:  # the page is ahead (a seek, a stall)
                     trace.skipped_ticks += 1
                     record(CallRecord(t=t, status="skipped"))
                     continue
@@ -515,10 +515,7 @@ def drive(item: Item, protocol: Protocol, backend, *, media: Optional[Media] = N
                     reply = Reply(str(reply or ""), time.perf_counter() - started)
             call.attempts, call.latency_s = reply.attempts, reply.latency_s
             trace.poll_latencies.append(reply.latency_s)
-            arrival = t + reply.latency_s
-            if clock is not None and timing == "arrival":
-                arrival = max(t, clock.now() or arrival)
-            busy_until = arrival
+            arrival = busy_until = t + reply.latency_s
             emissions = protocol.absorb(state, decision, reply)
             if reply.error is not None:
                 trace.n_errors += 1
