@@ -207,7 +207,7 @@ class BatchRunner:
         proto = get_protocol(protocol_name, **options)
         try:
             total = sum(len(proto.ticks(it)) for it in todo)
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError, OSError):  # a duration only the media knows: total unknown
             total = None
         reused = sum(1 for it in todo for r in self.store.run_calls(run_id, it.id) if r["status"] == "ok")
         with self._plock:
