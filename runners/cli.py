@@ -103,7 +103,12 @@ def _run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, default=1, help="items in flight at once (HTTP backends)")
     p.add_argument("--judge", help="content judge spec for scoring (default: the benchmark's reference judge)")
     p.add_argument("--db", default="ibench.sqlite")
-    p.add_argument("--out", help="folder for report.json and the native prediction files")
+    p.add_argument("--out", help="folder for report.json and the native prediction files (its parent must exist)")
+    p.add_argument("--skip-invalid", dest="skip_invalid", action="store_true",
+                   help="leave out items whose annotation or media has problems (listed and stored in the report) "
+                        "instead of refusing")
+    p.add_argument("--skip-unknown", dest="skip_unknown", action="store_true",
+                   help="ignore --items ids that are not in the data instead of refusing")
 
     def run(a) -> int:
         from runners.run_cmd import run_command

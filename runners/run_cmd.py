@@ -67,9 +67,10 @@ def prepare_run(benchmark: str, model: str, data_dir=None, protocol: Optional[st
 def run_command(a) -> int:
     from tqdm import tqdm
 
-    spec, backend = prepare_run(a.benchmark, a.model, a.data, a.protocol, parse_options(a.option),
-                                parse_options(getattr(a, "backend_option", []) or []),
-                                read_item_list(a.items) if a.items else None, a.limit, a.judge)
+    from runners.run_checks import check_run_args, guarded_run, load_checked_backend
+    options, backend_options = parse_options(a.option), parse_options(getattr(a, "backend_option", []) or [])
+    plan = check_run_args(a, options, backend_options)  # nothing exists yet; refusals leave nothing behind
+    spec, backend = load_checked_backend(prepare_run, a, options, backend_options, plan)
     protocol, options = spec.protocol, spec.options
     store = Store(a.db)
     bar = tqdm(total=0, unit="item", desc=f"{a.benchmark} {a.model}", file=sys.stderr)
@@ -84,7 +85,7 @@ def run_command(a) -> int:
     runner = BatchRunner(store, spec, out_dir=a.out, concurrency=a.concurrency, on_progress=progress,
                          backend=backend)
     signal.signal(signal.SIGINT, lambda *_: runner.cancel())
-    report = runner.run()
+    report = guarded_run(runner, store, plan, a.out)
     bar.close()
     if report.get("status") == "cancelled":
         print(f"cancelled after {report['n_done']}/{report['n_total']} items; run again to resume ({runner.run_id})")
