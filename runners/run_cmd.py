@@ -85,8 +85,10 @@ def run_command(a) -> int:
     runner = BatchRunner(store, spec, out_dir=a.out, concurrency=a.concurrency, on_progress=progress,
                          backend=backend)
     signal.signal(signal.SIGINT, lambda *_: runner.cancel())
-    report = guarded_run(runner, store, plan, a.out)
-    bar.close()
+    try:
+        report = guarded_run(runner, store, plan, a.out)
+    finally:
+        bar.close()  # ends the bar's line, so an error after it is a line of its own
     if report.get("status") == "cancelled":
         print(f"cancelled after {report['n_done']}/{report['n_total']} items; run again to resume ({runner.run_id})")
         return 130
