@@ -28,6 +28,9 @@ def _validate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
     def run(a) -> int:
+        from runners.checks import input_dir
+        if a.path is not None:
+            input_dir(a.path, "PATH")
         ds = load(a.benchmark, a.path, probe_media=not a.no_media)
         print(f"{a.benchmark}: {len(ds)} items in {ds.root}")
         for kind, n in ds.kind_counts().items():
@@ -37,7 +40,10 @@ def _validate(p: argparse.ArgumentParser) -> None:
         n_err = len(ds.errors)
         n_warn = len(ds.problems) - n_err
         print(f"{n_err} error(s), {n_warn} warning(s)")
-        return 1 if n_err or (a.strict and n_warn) else 0
+        if n_err or (a.strict and n_warn):
+            raise CliError(f"expected a dataset without {'errors' if n_err else 'warnings (--strict)'}, found "
+                           f"{n_err} error(s) and {n_warn} warning(s), listed above", file=str(ds.root))
+        return 0
     p.set_defaults(run=run)
 
 
@@ -47,12 +53,18 @@ def _list(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", help="dataset folder (default: the embedded demo)")
 
     def run(a) -> int:
+        from runners.checks import input_dir
+        from runners.cli_errors import from_problem
+        if a.data is not None:
+            input_dir(a.data, "--data")
         ds = load(a.benchmark, a.data, probe_media=False)
         for it in ds.items:
             print(it.id)
-        for prob in ds.errors:
-            print(prob, file=sys.stderr)
-        return 1 if ds.errors else 0
+        if ds.errors:
+            err = from_problem(ds.errors[0])
+            err.message += f" ({len(ds.errors)} error(s); python app.py validate {a.benchmark} {ds.root})"
+            raise err
+        return 0
     p.set_defaults(run=run)
 
 

@@ -40,7 +40,7 @@ def check_run_args(a, options: dict, backend_options: dict) -> RunPlan:
     from runners.protocols import DEFAULT_FOR_BENCHMARK, PROTOCOLS
     checks.positive_int(a.limit, "--limit")
     checks.positive_int(a.concurrency, "--concurrency")
-    protocol = a.protocol or DEFAULT_FOR_BENCHMARK[a.benchmark]
+    protocol = a.protocol if a.protocol is not None else DEFAULT_FOR_BENCHMARK[a.benchmark]
     if protocol not in PROTOCOLS:
         raise usage(f"expected one of {', '.join(sorted(PROTOCOLS))}, found {protocol!r}", "--protocol")
     for key, value in options.items():

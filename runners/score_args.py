@@ -40,6 +40,7 @@ def check_score_args(a) -> Plan:
                     "pass --data assets/demo/" + b + ")", "--data")
     checks.input_dir(a.data, "--data")
     checks.output_file(a.out, "--out")
+    checks.check_db(a.db, create=True)  # only opened for model judges, but a bad path is refused either way
     if a.skip_invalid and a.as_reference:
         raise usage("choose one: --skip-invalid leaves bad items out, --as-reference scores them as the "
                     "reference does", "--skip-invalid/--as-reference")
@@ -121,11 +122,9 @@ def _tol(v: str) -> float:
 
 def _store(a):
     from runners.score_cmd import verdict_store
-    from runners.checks import check_db
     spec = (a.judge or "").strip().lower()
     if not spec or spec == "lexical" or spec.startswith(("cache:", "ensemble:", "replay:")):
         return None
-    check_db(a.db, create=True)
     return verdict_store(a)
 
 
