@@ -187,12 +187,16 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(f"{message} (see python app.py {verb_name + ' ' if verb_name else ''}-h)", code=USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The parser; with `only`, just that verb's arguments are built (the others keep their names and help),
+    so a command imports only what its own verb needs (e.g. `score` never loads the store or argon2)."""
     parser = _Parser(prog="python app.py", description="ibench-ui: serve the studio (no verb) or run a command; "
                      "--debug anywhere shows the traceback of a failure")
     sub = parser.add_subparsers(dest="verb", metavar="verb", parser_class=_Parser)
     for name, (help_text, add) in VERBS.items():
-        add(sub.add_parser(name, help=help_text, description=help_text))
+        verb_parser = sub.add_parser(name, help=help_text, description=help_text)
+        if only is None or name == only:
+            add(verb_parser)
     return parser
 
 
@@ -206,7 +210,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         if argv and argv[0] == "score":
             from runners.score_args import reference_argv
             argv = reference_argv(argv)
-        parser = build_parser()
+        parser = build_parser(argv[0] if argv and argv[0] in VERBS else None)
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
             parser.print_help()

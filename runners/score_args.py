@@ -129,20 +129,20 @@ def _store(a):
 
 
 def _interactionbench(a, chk) -> Plan:
-    from annotation.loaders import load
-    from annotation.loaders.interactionbench import load_rows
+    from annotation.loaders.interactionbench import scan
     from scoring import interactionbench as ib
     checks.positive_float(a.delta, "--delta")
     checks.positive_float(a.gate_thresh, "--gate-thresh", allow_zero=True)
     pre_tol = _tol(a.pre_tol) if a.pre_tol is not None else None
     if a.judge_cache_dir is not None:
         checks.input_dir(a.judge_cache_dir, "--judge-cache-dir")
-    ds = load("interactionbench", a.data, probe_media=False)
-    score_checks.dataset(ds, a.skip_invalid, a.as_reference, chk)
-    rows = [r for r in load_rows(a.data) if ib.ib_rules.item_id(r) not in chk.left_out]
+    rows, problems, item_file = scan(a.data)  # one read: the rows to score and every annotation problem
+    view = score_checks.DataView("interactionbench", a.data, problems, item_file)
+    score_checks.dataset(view, a.skip_invalid, a.as_reference, chk)
+    rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
     ids = {ib.ib_rules.item_id(r) for r in rows}
     split = score_checks.items(a.items, ids, a.skip_unknown, a.as_reference, chk) if a.items else None
-    preds = score_checks.ib_predictions(a.preds, ds, rows, a.skip_invalid, a.skip_unknown, a.as_reference, chk)
+    preds = score_checks.ib_predictions(a.preds, rows, a.skip_invalid, a.skip_unknown, a.as_reference, chk)
     if chk.left_out:
         rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
     key = score_checks.mcq_key(a.mcq_key) if a.mcq_key else None
@@ -271,7 +271,6 @@ def _omniinteract(a, chk) -> Plan:
 def reference_argv(argv: list[str]) -> list[str]:
     """Rewrite the reference OmniInteract evaluator's own flags given straight to `score omniinteract` into
     --reference-args / --dry-run / --outputs, and glue a --reference-args value that starts with '-'."""
-    from scoring.omniinteract.config import OIConfig  # noqa: F401 - the flags below are what it accepts
     out: list[str] = []
     ref: list[str] = []
     i = 0

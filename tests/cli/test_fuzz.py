@@ -347,3 +347,72 @@ def test_fuzz_random_argument_lists_never_trace(verb, tokens):
             assert len([x for x in err.splitlines() if x.startswith("error:")]) == 1, err
         if verb != "users" or tokens[:1] != ["add"]:
             assert not (d / "never.sqlite").exists() or code == 0
+
+
+# ---------------------------------------------------------------- the other benchmarks' prediction files
+
+def _native_lines(bench):
+    """One valid native prediction line per demo item (ProactiveBench preds.jsonl, InteractScope responses.jsonl)."""
+    ds = load(bench, demo_dir(bench), probe_media=False)
+    if bench == "proactivebench":
+        return [{"item_id": it.id, "response_seconds": [2]} for it in ds.items]
+    return [{"interaction_id": it.id, "responses": [{"id": "r1", "t": 1.0, "kind": "speech", "text": "hi"}]}
+            for it in ds.items]
+
+
+FIELD = {"proactivebench": ("item_id", "response_seconds"), "interactscope": ("interaction_id", "responses")}
+bad_field_values = st.one_of(st.none(), st.integers(), st.text(max_size=4), st.floats(),
+                             st.lists(st.one_of(st.none(), st.text(max_size=3), st.floats(max_value=-1e-3),
+                                                st.just(float("nan"))), min_size=1, max_size=3))
+
+
+@FUZZ
+@given(bench=st.sampled_from(["proactivebench", "interactscope"]), which=st.integers(0, 50),
+       field_pick=st.integers(0, 1), value=bad_field_values, truncate=st.booleans())
+def test_fuzz_score_damaged_native_prediction_files(bench, which, field_pick, value, truncate):
+    with scratch() as d:
+        lines = _native_lines(bench)
+        k = which % len(lines)
+        name = "preds.jsonl" if bench == "proactivebench" else "responses.jsonl"
+        path = d / name
+        if truncate:
+            text = json.dumps(lines[k])
+            body = [json.dumps(x) for x in lines[:k]] + [text[: max(1, len(text) // 2)]]
+        else:
+            key = FIELD[bench][field_pick]
+            if key == "response_seconds" and value == []:
+                value = None
+            lines[k][key] = value
+            body = [json.dumps(x) for x in lines]
+        path.write_text("\n".join(body) + "\n")
+        before = tree(d)
+        code, _, err = run_main(["score", bench, "--data", demo_dir(bench), "--preds", path, "--out", d / "o.json"])
+        if code == 0:  # a value that happens to be valid (e.g. an id string naming no item is refused below)
+            return
+        assert_refused(code, err, path)
+        assert tree(d) == before
+
+
+@FUZZ
+@given(damage=st.one_of(st.just("missing"), st.just("not json"), st.just("list"), st.just("no results"),
+                        st.just("results not a list"), st.just("folder")))
+def test_fuzz_score_omniinteract_damaged_outputs_folder(damage):
+    with scratch() as d:
+        outputs = d / "outputs"
+        outputs.mkdir()
+        summary = outputs / "batch_summary.json"
+        if damage == "not json":
+            summary.write_text("{results: [")
+        elif damage == "list":
+            summary.write_text("[]")
+        elif damage == "no results":
+            summary.write_text("{}")
+        elif damage == "results not a list":
+            summary.write_text('{"results": 3}')
+        elif damage == "folder":
+            summary.mkdir()
+        before = tree(d)
+        code, _, err = run_main(["score", "omniinteract", "--data", demo_dir("omniinteract"), "--outputs", outputs,
+                                 "--dry-run", "--out", d / "o.json"])
+        assert_refused(code, err, "batch_summary.json")
+        assert tree(d) == before
