@@ -18,6 +18,8 @@ _IB_ONLY = ("mcq_key", "delta", "pre_tol", "gate_thresh", "items", "judge_cache_
 _API_ARGS = {"base_url": "base_url", "api_key_env": "key_env", "timeout_s": "timeout", "max_retries": "retries",
              "max_tokens": "max_tokens"}
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# the reference's --judge-prompt names -> our model judges' prompt versions (stored verdicts keep v1/v2)
+_MODEL_PROMPTS = {"v1": "ib-v1-equivalence", "v2": "ib-v2-containment"}
 
 
 @dataclass
@@ -98,13 +100,13 @@ def _judge_spec(a):
                         "--judge-arg api_key_env")
         opts = {_API_ARGS[k]: v for k, v in args.items()}
         if a.judge_prompt:
-            opts["prompt"] = a.judge_prompt
+            opts["prompt"] = _MODEL_PROMPTS[a.judge_prompt]
         query = "&".join(f"{k}={v}" for k, v in opts.items())
         return f"openai:{body.strip()}@{base.rstrip('/')}" + (f"?{query}" if query else "")
     if args:
         raise usage(f"applies to api:<model> judges only, found --judge {spec}", "--judge-arg")
     if a.judge_prompt and kind.lower() in ("openai", "hf") and "prompt=" not in spec:
-        return spec + ("&" if "?" in spec else "?") + f"prompt={a.judge_prompt}"
+        return spec + ("&" if "?" in spec else "?") + f"prompt={_MODEL_PROMPTS[a.judge_prompt]}"
     return spec
 
 
