@@ -152,7 +152,8 @@ def _score(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reference-args", dest="reference_args",
                    help="omniinteract: the reference scorer's own flags, quoted (e.g. \"--w_ack 0.3 --no_unmatched_fp\"); "
                         "they may also be given directly")
-    p.add_argument("--mcq-key", dest="mcq_key", help="interactionbench: answer key (mcq_key_v4.jsonl)")
+    p.add_argument("--mcq-key", dest="mcq_key", nargs="?", const="auto",
+                   help="interactionbench: answer key; without a value <data>/mcq/mcq_key_v4.jsonl (as the reference)")
     p.add_argument("--delta", type=float, help="interactionbench: delay at which timing credit reaches 0 (5 s)")
     p.add_argument("--pre-tol", dest="pre_tol", help="interactionbench: tolerance before an event, seconds or inf (1)")
     p.add_argument("--gate", action="store_true", help="interactionbench: content gate (ablation)")

@@ -60,7 +60,22 @@ def check_score_args(a) -> Plan:
 
 
 def _merge_aliases(a) -> None:
-    """The reference spellings: a positional predictions file and --use-gate."""
+    """The reference spellings: a positional predictions file, --use-gate, --mcq-key without a value
+    (<data>/mcq/mcq_key_v4.jsonl) and --judge-arg cache_dir=… for ensemble judges."""
+    if a.mcq_key == "auto":
+        if a.data is None:
+            raise usage("without a value needs --data (it means <data>/mcq/mcq_key_v4.jsonl)", "--mcq-key")
+        a.mcq_key = os.path.join(a.data, "mcq", "mcq_key_v4.jsonl")
+    rest = []
+    for pair in a.judge_args or []:
+        k, sep, v = pair.partition("=")
+        if k.strip() == "cache_dir" and sep and (a.judge or "").strip().lower().startswith("ensemble:"):
+            if a.judge_cache_dir is not None and a.judge_cache_dir != v.strip():
+                raise usage("given twice (--judge-cache-dir and --judge-arg cache_dir)", "--judge-cache-dir")
+            a.judge_cache_dir = v.strip()
+        else:
+            rest.append(pair)
+    a.judge_args = rest
     if a.predictions is not None:
         if a.preds is not None and a.preds != a.predictions:
             raise usage(f"two prediction files given ({a.predictions} and --preds {a.preds}); give one", "--preds")
@@ -282,6 +297,7 @@ def reference_argv(argv: list[str]) -> list[str]:
                   "--judge_api_model", "--judge_api_key", "--judge_api_timeout_sec", "--judge_max_tokens",
                   "--judge_temperature", "--num_workers", "--out_dir", "--output_root"}
     flags = {"--no_unmatched_fp", "--no_interrupted_output_eval", "--skip_existing"}
+    judge_model = judge_url = None
     while i < len(argv):
         tok = argv[i]
         name = tok.split("=", 1)[0]
@@ -297,6 +313,16 @@ def reference_argv(argv: list[str]) -> list[str]:
             val = tok.split("=", 1)[1] if "=" in tok else (argv[i + 1] if i + 1 < len(argv) else "")
             i += 0 if "=" in tok else 1
             out.append(f"--outputs={os.path.dirname(val) or '.'}")
+        elif oi and name in ("--judge_api_model", "--judge_api_url", "--judge_api_key"):
+            val = tok.split("=", 1)[1] if "=" in tok else (argv[i + 1] if i + 1 < len(argv) else "")
+            i += 0 if "=" in tok else 1
+            if name == "--judge_api_key" and val:
+                raise usage("a key on the command line is never accepted; put it in $JUDGE_API_KEY (or name "
+                            "another variable with --judge openai:<model>@<url>?key_env=NAME)", name)
+            if name == "--judge_api_model":
+                judge_model = val
+            elif name == "--judge_api_url":
+                judge_url = val
         elif oi and name in with_value:
             ref.append(tok)
             if "=" not in tok and i + 1 < len(argv):
@@ -309,4 +335,11 @@ def reference_argv(argv: list[str]) -> list[str]:
         i += 1
     if ref:
         out.append("--reference-args=" + " ".join(shlex.quote(x) for x in ref))
+    if judge_model or judge_url:
+        if any(t == "--judge" or t.startswith("--judge=") for t in out):
+            raise usage("give the judge once: --judge, or the reference's --judge_api_model/--judge_api_url",
+                        "--judge")
+        url = (judge_url or "https://api.openai.com/v1/chat/completions").rstrip("/")
+        url = url[: -len("/chat/completions")] if url.endswith("/chat/completions") else url
+        out += ["--judge", f"openai:{judge_model or 'gpt-4o-2024-08-06'}@{url}?key_env=JUDGE_API_KEY"]
     return out

@@ -97,3 +97,20 @@ def test_omniinteract_reference_flags_directly_and_in_reference_args_agree(tmp_p
 def test_unknown_reference_flag_is_a_usage_error(tmp_path, cli, oi_outputs):
     cli("score", "omniinteract", "--data", demo_dir("omniinteract"), "--outputs", oi_outputs, "--dry-run",
         "--reference-args", "--w_ack=0.3 --nonsense").refused(2, "--reference-args", "--nonsense")
+
+
+def test_omniinteract_judge_flags_become_one_judge_spec_and_keys_stay_off_the_command_line(tmp_path, cli, oi_outputs):
+    from runners.score_args import reference_argv
+    argv = reference_argv(["score", "omniinteract", "--data", "d", "--judge_api_model", "gpt-x",
+                           "--judge_api_url", "http://127.0.0.1:9/v1/chat/completions", "--judge_max_tokens", "64"])
+    assert "--judge" in argv and argv[argv.index("--judge") + 1] == \
+        "openai:gpt-x@http://127.0.0.1:9/v1?key_env=JUDGE_API_KEY"
+    assert "--reference-args=--judge_max_tokens 64" in argv
+    cli("score", "omniinteract", "--data", demo_dir("omniinteract"), "--outputs", oi_outputs,
+        "--judge_api_key", "sk-secret").refused(2, "--judge_api_key", "JUDGE_API_KEY")
+
+
+def test_mcq_key_without_a_value_is_the_datasets_key(tmp_path, cli, ib_demo, ib_preds):
+    assert cli("score", "interactionbench", ib_preds, "--data", ib_demo, "--mcq-key", "--out", tmp_path / "o.json").code == 0
+    config = json.loads((tmp_path / "o.json").read_text())["aggregate"]["config"]
+    assert config["mcq_key"] == str(ib_demo / "mcq" / "mcq_key_v4.jsonl")
