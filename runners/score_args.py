@@ -206,6 +206,8 @@ def _jsonl_benchmark(a, chk) -> Plan:
                 err.message += " (or pass --skip-invalid)"
                 raise err
             chk.skip(p, p.item if p.item in ds else None)
+    if b == "proactivebench" and not a.as_reference:
+        _pb_seconds_inside_stream(a, ds, preds, chk)
     for iid in list(preds):
         if iid in chk.left_out:
             preds.pop(iid)
@@ -233,6 +235,26 @@ def _jsonl_benchmark(a, chk) -> Plan:
             predictions[iid] = pred
         return isc.score([it.native for it in keep], predictions, isc.ISConfig())
     return Plan(chk, run)
+
+
+def _pb_seconds_inside_stream(a, ds, preds: dict, chk) -> None:
+    """ProactiveBench response seconds are 1-based whole seconds of the stream: none may lie past its end."""
+    import math as _math
+    for iid, row in preds.items():
+        if iid not in ds:
+            continue
+        duration = ds.get(iid).native.get("duration")
+        if not (isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration > 0):
+            continue
+        last = _math.ceil(duration)
+        late = [s for s in row.get("response_seconds") or [] if s > last]
+        if late:
+            err = CliError(f"expected seconds 1..{last} (inside the {duration:g} s stream), found {late[0]}",
+                           file=a.preds, item=iid, field="response_seconds")
+            if not a.skip_invalid:
+                err.message += " (or pass --skip-invalid; --as-reference scores it as the reference does)"
+                raise err
+            chk.skip(err, iid)
 
 
 def _omniinteract(a, chk) -> Plan:

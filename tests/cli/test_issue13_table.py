@@ -363,3 +363,25 @@ def test_usage_errors_from_argparse_are_one_line_exit_2(tmp_path, h):
                           cwd=tmp_path)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ") and "--limit" in proc.stderr
+
+
+def test_proactivebench_response_second_past_the_stream_end(tmp_path, cli):
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"item_id": "pb-or-ball", "response_seconds": [999]}\n')
+    data = demo_dir("proactivebench")
+    cli("score", "proactivebench", "--data", data, "--preds", preds, "--out", tmp_path / "o.json").refused(
+        1, str(preds), "pb-or-ball", "response_seconds", "found 999")
+    assert not (tmp_path / "o.json").exists()
+    assert cli("score", "proactivebench", "--data", data, "--preds", preds, "--as-reference",
+               "--out", tmp_path / "o.json").code == 0
+
+
+def test_serving_refuses_a_bad_store_or_data_folder_in_one_line(tmp_path, h):
+    (tmp_path / "g.sqlite").write_text("not a database")
+    for args, needle in ((["--db", str(tmp_path / "g.sqlite")], "not SQLite"),
+                         (["--db", str(tmp_path / "new.sqlite"), "--interactionbench", str(tmp_path / "nope")],
+                          "--interactionbench")):
+        proc = subprocess.run([sys.executable, str(h.REPO / "app.py"), *args], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=120)
+        assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and needle in proc.stderr
+    assert not (tmp_path / "new.sqlite").exists()
