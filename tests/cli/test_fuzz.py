@@ -416,3 +416,17 @@ def test_fuzz_score_omniinteract_damaged_outputs_folder(damage):
                                  "--dry-run", "--out", d / "o.json"])
         assert_refused(code, err, "batch_summary.json")
         assert tree(d) == before
+
+
+@FUZZ
+@given(damage=dataset_damage, which=st.integers(min_value=0, max_value=5))
+def test_fuzz_run_on_a_damaged_dataset_creates_no_store_and_no_run(damage, which):
+    with scratch() as d:
+        data = d / "ds"
+        damaged_dataset(data, damage, which)
+        before = tree(d)
+        code, _, err = run_main(["run", "--benchmark", "interactionbench", "--model", "baseline:silent",
+                                 "--data", data, "--db", d / "db.sqlite", "--out", d / "out"])
+        assert_refused(code, err)
+        assert "v1.json" in err or str(data) in err
+        assert tree(d) == before
