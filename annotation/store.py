@@ -18,7 +18,7 @@ import sqlite_utils
 
 from annotation.model import Response, Review, Run, Session, Verification
 
-SCHEMA_VERSION = 1
+from annotation.store_check import SCHEMA_VERSION, StoreError, check_store_path  # noqa: F401 (re-exported)
 DEFAULT_DB = "ibench.sqlite"
 
 _TABLES: dict[str, dict[str, Any]] = {

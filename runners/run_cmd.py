@@ -72,15 +72,18 @@ def prepare_run(benchmark: str, model: str, data_dir=None, protocol: Optional[st
 
 
 def run_command(a) -> int:
+    from dataclasses import replace
+
     from tqdm import tqdm
 
+    from runners.run_checks import check_run_args, guarded_run, load_checked_backend
     from runners.run_health import RunFailed, format_health
-
-    spec, backend = prepare_run(a.benchmark, a.model, a.data, a.protocol, parse_options(a.option),
-                                parse_options(getattr(a, "backend_option", []) or []),
-                                read_item_list(a.items) if a.items else None, a.limit, a.judge,
-                                timing=getattr(a, "timing", None) or "decision",
-                                on_error=getattr(a, "on_error", None) or "exclude")
+    options, backend_options = parse_options(a.option), parse_options(getattr(a, "backend_option", []) or [])
+    plan = check_run_args(a, options, backend_options)  # nothing exists yet; refusals leave nothing behind
+    spec, backend = load_checked_backend(prepare_run, a, options, backend_options, plan)
+    # --timing decides what is scored (part of the run's identity); --on-error only how stored calls are scored
+    spec = replace(spec, timing=getattr(a, "timing", None) or "decision",
+                   on_error=getattr(a, "on_error", None) or "exclude")
     protocol, options = spec.protocol, spec.options
     store = Store(a.db)
     bar = tqdm(total=None, unit="call", desc=f"{a.benchmark} {a.model}", file=sys.stderr)
@@ -105,12 +108,13 @@ def run_command(a) -> int:
                          on_progress=lambda done, total: call_progress(dict(runner.progress)))
     signal.signal(signal.SIGINT, lambda *_: runner.cancel())
     try:
-        report = runner.run()
-    except RunFailed as exc:
+        report = guarded_run(runner, store, plan, a.out)
+    except RunFailed as exc:  # every call failed, or --on-error fail met a failed call: one line, no traceback
         bar.close()
         print(f"error: run {runner.run_id}: {exc}", file=sys.stderr)
         return 1
-    bar.close()
+    finally:
+        bar.close()  # ends the bar's line, so an error after it is a line of its own
     if report.get("status") == "cancelled":
         print(f"cancelled after {report['n_done']}/{report['n_total']} items; run again to resume ({runner.run_id})")
         return 130
