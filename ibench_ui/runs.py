@@ -82,7 +82,7 @@ def runs_table_html(ctx: AppContext, registry: RunRegistry) -> str:
         headline = ", ".join(f"{k} {v}" for k, v in list(table.items())[:5]) if isinstance(table, dict) else ""
         health = (run.report or {}).get("run_health")
         if health:
-            headline += (f" | calls {health['calls']}, errors {health['errors']}"
+            headline += (f" | calls {health['calls']}, retries {health['retries']}, errors {health['errors']}"
                          + (f" ({', '.join(f'{k} {v}' for k, v in health['errors_by_kind'].items())})"
                             if health["errors"] else "")
                          + f", excluded {len(health['excluded_items'])}, skipped ticks {health['skipped_ticks']}"

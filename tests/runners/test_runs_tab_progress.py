@@ -34,4 +34,4 @@ def test_runs_table_moves_per_call_and_shows_errors_by_kind(fake_server, tmp_pat
     assert runner.error is None
     assert len(seen) >= 2  # the bar moved within the item (each call takes the server's 0.3 s)
     html = runs_table_html(ctx, registry)
-    assert "calls 5, errors 1 (http_500 1), excluded 0, skipped ticks 0, compliance 100.0 %" in html
+    assert "calls 5, retries 0, errors 1 (http_500 1), excluded 0, skipped ticks 0, compliance 100.0 %" in html
