@@ -72,6 +72,16 @@ def test_silence_policy_scores_every_item_and_fail_policy_refuses(fake_server, t
     assert rc == 1 and "--on-error is fail" in err and "http_500 2" in err
     assert not (tmp_path / "f" / "report.json").exists()
     assert Store(tmp_path / "f.sqlite").runs()[0].status == "failed"
+    # the server recovers: running the same command again resumes that run and asks only the two failed ticks
+    fake_server.reset()
+    assert _run(fake_server, tmp_path, "--backend-option", "retries=0", "--on-error", "fail", db="f.sqlite",
+                out="f") == 0
+    assert fake_server.state()["n"] == 2
+    runs = Store(tmp_path / "f.sqlite").runs()
+    assert len(runs) == 1 and runs[0].status == "done"
+    h = _report(tmp_path, "f")["run_health"]
+    # the two items with a failed tick were driven again: their other 3 + 4 calls replayed from the store
+    assert h["errors"] == 0 and h["calls"] == SHORT_TICKS and h["reused_calls"] == 3 + 4
 
 
 def test_malformed_bodies_are_retried_and_counted(fake_server, tmp_path):
