@@ -57,10 +57,9 @@ _TABLES: dict[str, dict[str, Any]] = {
                         pk="token_hash"),
 }
 
-_INDEXES = [("run_calls", ["run_id", "item_id"]),
-            ("responses", ["session_id", "item_id"]), ("responses", ["benchmark", "item_id"]),
+_INDEXES = [("responses", ["session_id", "item_id"]), ("responses", ["benchmark", "item_id"]),
             ("reviews", ["benchmark", "item_id"]), ("verifications", ["benchmark", "item_id", "user"]),
-            ("run_items", ["run_id"])]
+            ("run_items", ["run_id"]), ("run_calls", ["run_id", "item_id"])]
 
 
 def new_id(prefix: str) -> str:
