@@ -125,7 +125,7 @@ class CallRecord:
     def store_fields(self) -> dict:
         """Keyword arguments for Store.add_run_call."""
         return {"status": self.status, "error_kind": self.error_kind, "attempts": self.attempts,
-                "latency_s": None if self.latency_s is None else round(self.latency_s, 4), "prompt": self.prompt,
+                "latency_s": self.latency_s,  # unrounded: a replayed call arrives exactly when it did "prompt": self.prompt,
                 "raw_reply": self.raw_reply, "decision": self.decision, "text": self.text,
                 "compliant": self.compliant, "frame_times": self.frame_times, "audio_span": self.audio_span}
 
