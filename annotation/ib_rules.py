@@ -22,10 +22,11 @@ def question_time(row: dict) -> float:
     return 0.0 if q is None else float(q)
 
 
-def _answers(row: dict) -> list[dict]:
-    """The row's answers that are objects (a damaged file may hold anything; the loader reports the rest)."""
+def _answers(row: dict) -> list:
+    """The row's answers list (a damaged file may hold anything there: not a list reads as none, and answers
+    that are not objects are never silent or timed; the loader reports them)."""
     answers = row.get("answers")
-    return [a for a in answers if isinstance(a, dict)] if isinstance(answers, list) else []
+    return answers if isinstance(answers, list) else []
 
 
 def is_silent_answer(answer: dict) -> bool:
@@ -46,7 +47,8 @@ def is_counting(row: dict) -> bool:
 
 def timed_answers(row: dict) -> list[dict]:
     """Answers with a time that are not silence markers, in annotation order."""
-    return [a for a in _answers(row) if a.get("time_s") is not None and not is_silent_answer(a)]
+    return [a for a in _answers(row) if isinstance(a, dict) and a.get("time_s") is not None
+            and not is_silent_answer(a)]
 
 
 def is_valid(row: dict) -> bool:

@@ -18,7 +18,7 @@ import sqlite_utils
 
 from annotation.model import Response, Review, Run, Session, Verification
 
-SCHEMA_VERSION = 1
+from annotation.store_check import SCHEMA_VERSION, StoreError, check_store_path  # noqa: F401 (re-exported)
 DEFAULT_DB = "ibench.sqlite"
 
 _TABLES: dict[str, dict[str, Any]] = {
@@ -35,6 +35,12 @@ _TABLES: dict[str, dict[str, Any]] = {
                  pk="id"),
     "run_items": dict(columns={"run_id": str, "item_id": str, "result": str, "created": float},
                       pk=("run_id", "item_id")),
+    # one row per model call of a run (runners.batch): what was asked, what came back, how it went
+    "run_calls": dict(columns={"run_id": str, "item_id": str, "t": float, "status": str, "error_kind": str,
+                               "attempts": int, "latency_s": float, "prompt": str, "raw_reply": str,
+                               "decision": str, "text": str, "compliant": int, "frame_times": str,
+                               "audio_span": str, "created": float},
+                      pk=("run_id", "item_id", "t")),
     "verdicts": dict(columns={"key": str, "judge": str, "prompt_version": str, "score": float, "raw": str,
                               "created": float},
                      pk="key"),
@@ -53,7 +59,7 @@ _TABLES: dict[str, dict[str, Any]] = {
 
 _INDEXES = [("responses", ["session_id", "item_id"]), ("responses", ["benchmark", "item_id"]),
             ("reviews", ["benchmark", "item_id"]), ("verifications", ["benchmark", "item_id", "user"]),
-            ("run_items", ["run_id"])]
+            ("run_items", ["run_id"]), ("run_calls", ["run_id", "item_id"])]
 
 
 def human_responder(participant: str) -> str:
@@ -91,53 +97,6 @@ def new_id(prefix: str) -> str:
 
 def _dumps(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False, sort_keys=True)
-
-
-class StoreError(ValueError):
-    """A --db path that is not a store this program can open (a folder, not SQLite, a newer schema)."""
-
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-def check_store_path(path: str | os.PathLike, create: bool) -> None:
-    """Refuse, before anything is created or changed, a path that is a folder, a file that is not SQLite, a
-    store with a newer schema, or (unless `create`) a store that does not exist yet."""
-    p = Path(path)
-    if p.is_dir():
-        raise StoreError("expected a SQLite store file, found a folder")
-    if not p.exists():
-        if not create:
-            raise StoreError("expected an existing store, found nothing (check the path; `python app.py` creates "
-                             "one on first start)")
-        if not p.parent.is_dir():
-            raise StoreError(f"expected its parent folder {p.parent} to exist, found nothing (create it first)")
-        return
-    try:
-        with open(p, "rb") as fh:
-            head = fh.read(16)
-    except OSError as exc:
-        raise StoreError(f"expected a readable SQLite store, found: {exc.strerror or exc}") from None
-    if head and head != _SQLITE_MAGIC:
-        raise StoreError("expected a SQLite store, found a file that is not SQLite")
-    if not head:
-        return  # an empty file is an empty SQLite database
-    try:
-        conn = sqlite3.connect(f"file:{p.resolve()}?mode=ro", uri=True, timeout=30)
-        try:
-            has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
-            row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() if has_meta else None
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"expected a readable SQLite store, found a damaged one ({exc})") from None
-    try:
-        version = int(row[0]) if row else 0
-    except (TypeError, ValueError):
-        raise StoreError(f"expected an integer schema version, found {row[0]!r}") from None
-    if version > SCHEMA_VERSION:
-        raise StoreError(f"expected schema version <= {SCHEMA_VERSION}, found {version} (written by a newer "
-                         "ibench-ui; upgrade this program)")
 
 
 class Store:
@@ -291,10 +250,11 @@ class Store:
         with self._lock:
             self.db["runs"].update(run_id, fields)
 
-    def add_run_item(self, run_id: str, item_id: str, result: dict) -> bool:
-        """Store one finished item of a run; a second write for the same item is ignored (resume)."""
+    def add_run_item(self, run_id: str, item_id: str, result: dict, replace: bool = False) -> bool:
+        """Store one finished item of a run; a second write for the same item is ignored (resume) unless
+        `replace` (a resumed run that re-drove an item's failed calls)."""
         with self._lock:
-            cur = self.db.execute("insert or ignore into run_items (run_id, item_id, result, created) values (?, ?, ?, ?)",
+            cur = self.db.execute(f"insert or {'replace' if replace else 'ignore'} into run_items (run_id, item_id, result, created) values (?, ?, ?, ?)",
                                   [run_id, item_id, _dumps(result), time.time()])
             done = self.db.execute("select count(*) from run_items where run_id = ?", [run_id]).fetchone()[0]
             self.db["runs"].update(run_id, {"n_done": done})
@@ -304,6 +264,34 @@ class Store:
         with self._lock:
             rows = list(self.db["run_items"].rows_where("run_id = ?", [run_id], order_by="rowid"))
         return {r["item_id"]: json.loads(r["result"]) for r in rows}
+
+    # -- per-call records of a run (status ok | error | skipped) ----------------------------------
+    def add_run_call(self, run_id: str, item_id: str, t: float, *, status: str, error_kind: Optional[str] = None,
+                     attempts: int = 0, latency_s: Optional[float] = None, prompt: str = "", raw_reply: str = "",
+                     decision: Optional[str] = None, text: str = "", compliant: Optional[bool] = None,
+                     frame_times: Iterable[float] = (), audio_span: Optional[tuple[float, float]] = None) -> None:
+        """Record one model call (a later record for the same tick replaces it: a resumed run retrying an error)."""
+        if status not in ("ok", "error", "skipped"):
+            raise ValueError(f"run call status must be ok, error or skipped, got {status!r}")
+        row = {"run_id": run_id, "item_id": item_id, "t": round(float(t), 6), "status": status,
+               "error_kind": error_kind, "attempts": int(attempts), "latency_s": latency_s, "prompt": prompt or "",
+               "raw_reply": raw_reply or "", "decision": decision, "text": text or "",
+               "compliant": None if compliant is None else int(bool(compliant)),
+               "frame_times": json.dumps([round(float(x), 6) for x in frame_times]),
+               "audio_span": json.dumps(list(audio_span)) if audio_span is not None else None,
+               "created": time.time()}
+        with self._lock:
+            self.db["run_calls"].insert(row, replace=True)
+
+    def run_calls(self, run_id: str, item_id: Optional[str] = None) -> list[dict]:
+        """A run's call records ordered by item then decision time; frame_times and audio_span decoded."""
+        where, args = _where(run_id=run_id, item_id=item_id)
+        with self._lock:
+            rows = list(self.db["run_calls"].rows_where(where, args, order_by="item_id, t"))
+        for r in rows:
+            r["frame_times"] = json.loads(r["frame_times"] or "[]")
+            r["audio_span"] = json.loads(r["audio_span"]) if r["audio_span"] else None
+        return rows
 
     # -- judge verdict cache (scoring.judges.cache.VerdictCache protocol) ---------------------
     def get(self, key: str) -> Optional[dict]:

@@ -155,7 +155,7 @@ def _verdict_file(path: str, flag: str) -> None:
 def check_db(path: str, create: bool = False, flag: str = "--db") -> str:
     """--db: an existing store (or, for verbs that create one, a new file whose parent exists); a folder, a
     file that is not SQLite or a newer schema is refused before anything is opened for writing."""
-    from annotation.store import StoreError, check_store_path
+    from annotation.store_check import StoreError, check_store_path
     try:
         check_store_path(path, create)
     except StoreError as exc:

@@ -28,6 +28,9 @@ def _validate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
     def run(a) -> int:
+        from runners.checks import input_dir
+        if a.path is not None:
+            input_dir(a.path, "PATH")
         ds = load(a.benchmark, a.path, probe_media=not a.no_media)
         print(f"{a.benchmark}: {len(ds)} items in {ds.root}")
         for kind, n in ds.kind_counts().items():
@@ -37,7 +40,10 @@ def _validate(p: argparse.ArgumentParser) -> None:
         n_err = len(ds.errors)
         n_warn = len(ds.problems) - n_err
         print(f"{n_err} error(s), {n_warn} warning(s)")
-        return 1 if n_err or (a.strict and n_warn) else 0
+        if n_err or (a.strict and n_warn):
+            raise CliError(f"expected a dataset without {'errors' if n_err else 'warnings (--strict)'}, found "
+                           f"{n_err} error(s) and {n_warn} warning(s), listed above", file=str(ds.root))
+        return 0
     p.set_defaults(run=run)
 
 
@@ -47,12 +53,18 @@ def _list(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", help="dataset folder (default: the embedded demo)")
 
     def run(a) -> int:
+        from runners.checks import input_dir
+        from runners.cli_errors import from_problem
+        if a.data is not None:
+            input_dir(a.data, "--data")
         ds = load(a.benchmark, a.data, probe_media=False)
         for it in ds.items:
             print(it.id)
-        for prob in ds.errors:
-            print(prob, file=sys.stderr)
-        return 1 if ds.errors else 0
+        if ds.errors:
+            err = from_problem(ds.errors[0])
+            err.message += f" ({len(ds.errors)} error(s); python app.py validate {a.benchmark} {ds.root})"
+            raise err
+        return 0
     p.set_defaults(run=run)
 
 
@@ -101,9 +113,20 @@ def _run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, help="only the first N items")
     p.add_argument("--items", help="file with one item id per line (a split)")
     p.add_argument("--concurrency", type=int, default=1, help="items in flight at once (HTTP backends)")
+    p.add_argument("--timing", choices=("decision", "arrival"), default="decision",
+                   help="decision: a reply counts at its tick (the published protocol); arrival: at tick + the "
+                        "model's latency, ticks that come due during a call are skipped (as live)")
+    p.add_argument("--on-error", dest="on_error", choices=("exclude", "silence", "fail"), default="exclude",
+                   help="items with failed model calls: exclude (left out and counted), silence (scored as "
+                        "silent), fail (no score; resume to retry)")
     p.add_argument("--judge", help="content judge spec for scoring (default: the benchmark's reference judge)")
     p.add_argument("--db", default="ibench.sqlite")
-    p.add_argument("--out", help="folder for report.json and the native prediction files")
+    p.add_argument("--out", help="folder for report.json and the native prediction files (its parent must exist)")
+    p.add_argument("--skip-invalid", dest="skip_invalid", action="store_true",
+                   help="leave out items whose annotation or media has problems (listed and stored in the report) "
+                        "instead of refusing")
+    p.add_argument("--skip-unknown", dest="skip_unknown", action="store_true",
+                   help="ignore --items ids that are not in the data instead of refusing")
 
     def run(a) -> int:
         from runners.run_cmd import run_command
@@ -135,7 +158,8 @@ def _score(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reference-args", dest="reference_args",
                    help="omniinteract: the reference scorer's own flags, quoted (e.g. \"--w_ack 0.3 --no_unmatched_fp\"); "
                         "they may also be given directly")
-    p.add_argument("--mcq-key", dest="mcq_key", help="interactionbench: answer key (mcq_key_v4.jsonl)")
+    p.add_argument("--mcq-key", dest="mcq_key", nargs="?", const="auto",
+                   help="interactionbench: answer key; without a value <data>/mcq/mcq_key_v4.jsonl (as the reference)")
     p.add_argument("--delta", type=float, help="interactionbench: delay at which timing credit reaches 0 (5 s)")
     p.add_argument("--pre-tol", dest="pre_tol", help="interactionbench: tolerance before an event, seconds or inf (1)")
     p.add_argument("--gate", action="store_true", help="interactionbench: content gate (ablation)")
@@ -170,12 +194,16 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(f"{message} (see python app.py {verb_name + ' ' if verb_name else ''}-h)", code=USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The parser; with `only`, just that verb's arguments are built (the others keep their names and help),
+    so a command imports only what its own verb needs (e.g. `score` never loads the store or argon2)."""
     parser = _Parser(prog="python app.py", description="ibench-ui: serve the studio (no verb) or run a command; "
                      "--debug anywhere shows the traceback of a failure")
     sub = parser.add_subparsers(dest="verb", metavar="verb", parser_class=_Parser)
     for name, (help_text, add) in VERBS.items():
-        add(sub.add_parser(name, help=help_text, description=help_text))
+        verb_parser = sub.add_parser(name, help=help_text, description=help_text)
+        if only is None or name == only:
+            add(verb_parser)
     return parser
 
 
@@ -189,7 +217,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         if argv and argv[0] == "score":
             from runners.score_args import reference_argv
             argv = reference_argv(argv)
-        parser = build_parser()
+        parser = build_parser(argv[0] if argv and argv[0] in VERBS else None)
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
             parser.print_help()

@@ -43,15 +43,22 @@ def _report(p: argparse.ArgumentParser) -> None:
         from annotation.store import Store
         from runners.report import write_report
 
-        if not Path(a.db).exists():
-            raise FileNotFoundError(f"{a.db}: no such store; pass --db with the app's SQLite file")
-        if not 0 < a.level < 1:
-            raise ValueError(f"--level must be between 0 and 1, got {a.level}")
-        if a.min_n < 1:
-            raise ValueError(f"--min-n must be at least 1, got {a.min_n}")
-        if a.resamples < 1:
-            raise ValueError(f"--resamples must be at least 1, got {a.resamples}")
-        dirs = _data_dirs(a.data)
+        from runners import checks
+        from runners.cli_errors import usage
+        if not 0 < a.level < 1:  # NaN fails this too
+            raise usage(f"expected a number between 0 and 1, found {a.level}", "--level")
+        checks.positive_int(a.resamples, "--resamples")
+        checks.positive_int(a.min_n, "--min-n")
+        if a.max_items < 0:
+            raise usage(f"expected an integer >= 0, found {a.max_items}", "--max-items")
+        try:
+            dirs = _data_dirs(a.data)
+        except ValueError as exc:
+            raise usage(str(exc), "--data") from None
+        for path in dirs.values():
+            checks.input_dir(path, "--data")
+        checks.output_dir(a.out, "--out")
+        checks.check_db(a.db, create=False)
         datasets = {b: load(b, dirs.get(b), probe_media=False) for b in (a.benchmark or BENCHMARKS)}
         paths = write_report(Store(a.db), datasets, a.out, items=a.items, n_resamples=a.resamples, seed=a.seed,
                              level=a.level, judge=a.judge, figures=not a.no_figures, png=not a.no_png,

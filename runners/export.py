@@ -46,6 +46,15 @@ def check_export_responses(db: str, session: Optional[str], fmt: str, out: Optio
     if data is not None:
         checks.input_dir(data, "--data")
     store = Store(db)
+    try:
+        return _check_sessions(store, db, session, fmt, data)
+    except BaseException:
+        store.close()  # the last connection closing removes SQLite's -wal/-shm files: a refusal leaves nothing
+        raise
+
+
+def _check_sessions(store: Store, db: str, session: Optional[str], fmt: str, data: Optional[str]):
+    from runners.cli_errors import CliError
     if session and store.get_session(session) is None:
         raise CliError(f"expected a session id of this store, found unknown session {session!r}", file=db,
                        field="--session")

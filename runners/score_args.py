@@ -18,6 +18,8 @@ _IB_ONLY = ("mcq_key", "delta", "pre_tol", "gate_thresh", "items", "judge_cache_
 _API_ARGS = {"base_url": "base_url", "api_key_env": "key_env", "timeout_s": "timeout", "max_retries": "retries",
              "max_tokens": "max_tokens"}
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# the reference's --judge-prompt names -> our model judges' prompt versions (stored verdicts keep v1/v2)
+_MODEL_PROMPTS = {"v1": "ib-v1-equivalence", "v2": "ib-v2-containment"}
 
 
 @dataclass
@@ -40,6 +42,7 @@ def check_score_args(a) -> Plan:
                     "pass --data assets/demo/" + b + ")", "--data")
     checks.input_dir(a.data, "--data")
     checks.output_file(a.out, "--out")
+    checks.check_db(a.db, create=True)  # only opened for model judges, but a bad path is refused either way
     if a.skip_invalid and a.as_reference:
         raise usage("choose one: --skip-invalid leaves bad items out, --as-reference scores them as the "
                     "reference does", "--skip-invalid/--as-reference")
@@ -57,7 +60,22 @@ def check_score_args(a) -> Plan:
 
 
 def _merge_aliases(a) -> None:
-    """The reference spellings: a positional predictions file and --use-gate."""
+    """The reference spellings: a positional predictions file, --use-gate, --mcq-key without a value
+    (<data>/mcq/mcq_key_v4.jsonl) and --judge-arg cache_dir=… for ensemble judges."""
+    if a.mcq_key == "auto":
+        if a.data is None:
+            raise usage("without a value needs --data (it means <data>/mcq/mcq_key_v4.jsonl)", "--mcq-key")
+        a.mcq_key = os.path.join(a.data, "mcq", "mcq_key_v4.jsonl")
+    rest = []
+    for pair in a.judge_args or []:
+        k, sep, v = pair.partition("=")
+        if k.strip() == "cache_dir" and sep and (a.judge or "").strip().lower().startswith("ensemble:"):
+            if a.judge_cache_dir is not None and a.judge_cache_dir != v.strip():
+                raise usage("given twice (--judge-cache-dir and --judge-arg cache_dir)", "--judge-cache-dir")
+            a.judge_cache_dir = v.strip()
+        else:
+            rest.append(pair)
+    a.judge_args = rest
     if a.predictions is not None:
         if a.preds is not None and a.preds != a.predictions:
             raise usage(f"two prediction files given ({a.predictions} and --preds {a.preds}); give one", "--preds")
@@ -97,13 +115,13 @@ def _judge_spec(a):
                         "--judge-arg api_key_env")
         opts = {_API_ARGS[k]: v for k, v in args.items()}
         if a.judge_prompt:
-            opts["prompt"] = a.judge_prompt
+            opts["prompt"] = _MODEL_PROMPTS[a.judge_prompt]
         query = "&".join(f"{k}={v}" for k, v in opts.items())
         return f"openai:{body.strip()}@{base.rstrip('/')}" + (f"?{query}" if query else "")
     if args:
         raise usage(f"applies to api:<model> judges only, found --judge {spec}", "--judge-arg")
     if a.judge_prompt and kind.lower() in ("openai", "hf") and "prompt=" not in spec:
-        return spec + ("&" if "?" in spec else "?") + f"prompt={a.judge_prompt}"
+        return spec + ("&" if "?" in spec else "?") + f"prompt={_MODEL_PROMPTS[a.judge_prompt]}"
     return spec
 
 
@@ -121,29 +139,27 @@ def _tol(v: str) -> float:
 
 def _store(a):
     from runners.score_cmd import verdict_store
-    from runners.checks import check_db
     spec = (a.judge or "").strip().lower()
     if not spec or spec == "lexical" or spec.startswith(("cache:", "ensemble:", "replay:")):
         return None
-    check_db(a.db, create=True)
     return verdict_store(a)
 
 
 def _interactionbench(a, chk) -> Plan:
-    from annotation.loaders import load
-    from annotation.loaders.interactionbench import load_rows
+    from annotation.loaders.interactionbench import scan
     from scoring import interactionbench as ib
     checks.positive_float(a.delta, "--delta")
     checks.positive_float(a.gate_thresh, "--gate-thresh", allow_zero=True)
     pre_tol = _tol(a.pre_tol) if a.pre_tol is not None else None
     if a.judge_cache_dir is not None:
         checks.input_dir(a.judge_cache_dir, "--judge-cache-dir")
-    ds = load("interactionbench", a.data, probe_media=False)
-    score_checks.dataset(ds, a.skip_invalid, a.as_reference, chk)
-    rows = [r for r in load_rows(a.data) if ib.ib_rules.item_id(r) not in chk.left_out]
+    rows, problems, item_file = scan(a.data)  # one read: the rows to score and every annotation problem
+    view = score_checks.DataView("interactionbench", a.data, problems, item_file)
+    score_checks.dataset(view, a.skip_invalid, a.as_reference, chk)
+    rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
     ids = {ib.ib_rules.item_id(r) for r in rows}
     split = score_checks.items(a.items, ids, a.skip_unknown, a.as_reference, chk) if a.items else None
-    preds = score_checks.ib_predictions(a.preds, ds, rows, a.skip_invalid, a.skip_unknown, a.as_reference, chk)
+    preds = score_checks.ib_predictions(a.preds, rows, a.skip_invalid, a.skip_unknown, a.as_reference, chk)
     if chk.left_out:
         rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
     key = score_checks.mcq_key(a.mcq_key) if a.mcq_key else None
@@ -190,6 +206,8 @@ def _jsonl_benchmark(a, chk) -> Plan:
                 err.message += " (or pass --skip-invalid)"
                 raise err
             chk.skip(p, p.item if p.item in ds else None)
+    if b == "proactivebench" and not a.as_reference:
+        _pb_seconds_inside_stream(a, ds, preds, chk)
     for iid in list(preds):
         if iid in chk.left_out:
             preds.pop(iid)
@@ -217,6 +235,26 @@ def _jsonl_benchmark(a, chk) -> Plan:
             predictions[iid] = pred
         return isc.score([it.native for it in keep], predictions, isc.ISConfig())
     return Plan(chk, run)
+
+
+def _pb_seconds_inside_stream(a, ds, preds: dict, chk) -> None:
+    """ProactiveBench response seconds are 1-based whole seconds of the stream: none may lie past its end."""
+    import math as _math
+    for iid, row in preds.items():
+        if iid not in ds:
+            continue
+        duration = ds.get(iid).native.get("duration")
+        if not (isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration > 0):
+            continue
+        last = _math.ceil(duration)
+        late = [s for s in row.get("response_seconds") or [] if s > last]
+        if late:
+            err = CliError(f"expected seconds 1..{last} (inside the {duration:g} s stream), found {late[0]}",
+                           file=a.preds, item=iid, field="response_seconds")
+            if not a.skip_invalid:
+                err.message += " (or pass --skip-invalid; --as-reference scores it as the reference does)"
+                raise err
+            chk.skip(err, iid)
 
 
 def _omniinteract(a, chk) -> Plan:
@@ -272,7 +310,6 @@ def _omniinteract(a, chk) -> Plan:
 def reference_argv(argv: list[str]) -> list[str]:
     """Rewrite the reference OmniInteract evaluator's own flags given straight to `score omniinteract` into
     --reference-args / --dry-run / --outputs, and glue a --reference-args value that starts with '-'."""
-    from scoring.omniinteract.config import OIConfig  # noqa: F401 - the flags below are what it accepts
     out: list[str] = []
     ref: list[str] = []
     i = 0
@@ -282,6 +319,7 @@ def reference_argv(argv: list[str]) -> list[str]:
                   "--judge_api_model", "--judge_api_key", "--judge_api_timeout_sec", "--judge_max_tokens",
                   "--judge_temperature", "--num_workers", "--out_dir", "--output_root"}
     flags = {"--no_unmatched_fp", "--no_interrupted_output_eval", "--skip_existing"}
+    judge_model = judge_url = None
     while i < len(argv):
         tok = argv[i]
         name = tok.split("=", 1)[0]
@@ -297,6 +335,16 @@ def reference_argv(argv: list[str]) -> list[str]:
             val = tok.split("=", 1)[1] if "=" in tok else (argv[i + 1] if i + 1 < len(argv) else "")
             i += 0 if "=" in tok else 1
             out.append(f"--outputs={os.path.dirname(val) or '.'}")
+        elif oi and name in ("--judge_api_model", "--judge_api_url", "--judge_api_key"):
+            val = tok.split("=", 1)[1] if "=" in tok else (argv[i + 1] if i + 1 < len(argv) else "")
+            i += 0 if "=" in tok else 1
+            if name == "--judge_api_key" and val:
+                raise usage("a key on the command line is never accepted; put it in $JUDGE_API_KEY (or name "
+                            "another variable with --judge openai:<model>@<url>?key_env=NAME)", name)
+            if name == "--judge_api_model":
+                judge_model = val
+            elif name == "--judge_api_url":
+                judge_url = val
         elif oi and name in with_value:
             ref.append(tok)
             if "=" not in tok and i + 1 < len(argv):
@@ -309,4 +357,11 @@ def reference_argv(argv: list[str]) -> list[str]:
         i += 1
     if ref:
         out.append("--reference-args=" + " ".join(shlex.quote(x) for x in ref))
+    if judge_model or judge_url:
+        if any(t == "--judge" or t.startswith("--judge=") for t in out):
+            raise usage("give the judge once: --judge, or the reference's --judge_api_model/--judge_api_url",
+                        "--judge")
+        url = (judge_url or "https://api.openai.com/v1/chat/completions").rstrip("/")
+        url = url[: -len("/chat/completions")] if url.endswith("/chat/completions") else url
+        out += ["--judge", f"openai:{judge_model or 'gpt-4o-2024-08-06'}@{url}?key_env=JUDGE_API_KEY"]
     return out

@@ -37,16 +37,37 @@ class Checked:
                 "problems": self.lines()}
 
 
-def dataset(ds: Dataset, skip_invalid: bool, tolerate: bool, chk: Checked) -> None:
-    """Refuse a dataset with errors (the first one named, with the count) unless skipping or tolerating."""
+@dataclass
+class DataView:
+    """What the dataset check needs: the problems found and which file each item came from."""
+    benchmark: str
+    root: str
+    problems: list
+    item_file: dict  # item id -> annotation file (as problems name it)
+
+    @property
+    def errors(self) -> list:
+        return [p for p in self.problems if p.severity == "error"]
+
+    def __contains__(self, item_id: str) -> bool:
+        return item_id in self.item_file
+
+    @classmethod
+    def of(cls, ds: Dataset) -> "DataView":
+        return cls(ds.benchmark, str(ds.root), list(ds.problems), {it.id: it.source_file for it in ds.items})
+
+
+def dataset(ds, skip_invalid: bool, tolerate: bool, chk: Checked) -> None:
+    """Refuse a dataset (a Dataset or DataView) with errors, naming the first one with the count, unless
+    skipping (its items are left out) or tolerating (--as-reference: scored as the reference reads it)."""
+    ds = ds if isinstance(ds, DataView) else DataView.of(ds)
     errors = ds.errors
     if not errors:
-        if not ds.items:
+        if not ds.item_file:
             raise CliError("expected a dataset with items, found none", file=str(ds.root), field="--data")
         return
-    if tolerate:  # --as-reference: scored as the reference reads it
-        for p in errors:
-            chk.skipped.append(p)
+    if tolerate:
+        chk.skipped.extend(errors)
         return
     if not skip_invalid:
         first = from_problem(errors[0])
@@ -57,14 +78,12 @@ def dataset(ds: Dataset, skip_invalid: bool, tolerate: bool, chk: Checked) -> No
         raise first
     bad_files = {p.file for p in errors if p.item is None}
     for p in errors:
-        chk.skip(p, p.item if p.item is not None and p.item in ds else None)
-        if p.item is not None and p.item not in ds:
-            chk.left_out.add(p.item)
-    for it in ds.items:
-        if it.source_file in bad_files:
-            chk.left_out.add(it.id)
-    if not [it for it in ds.items if it.id not in chk.left_out]:
-        raise CliError(f"expected at least one item without errors, found none of {len(ds.items)}",
+        chk.skip(p, p.item)
+    for iid, f in ds.item_file.items():
+        if f in bad_files:
+            chk.left_out.add(iid)
+    if all(i in chk.left_out for i in ds.item_file):
+        raise CliError(f"expected at least one item without errors, found none of {len(ds.item_file)}",
                        file=str(ds.root), field="--skip-invalid")
 
 
@@ -77,7 +96,7 @@ def _refuse_or_skip(p, item: Optional[str], skip: bool, chk: Checked, hint: str)
     chk.skip(p, item)
 
 
-def ib_predictions(path: str, ds: Dataset, rows: list[dict], skip_invalid: bool, skip_unknown: bool,
+def ib_predictions(path: str, rows: list[dict], skip_invalid: bool, skip_unknown: bool,
                    as_reference: bool, chk: Checked) -> list[dict]:
     """Read and check an InteractionBench preds.jsonl; returns the lines to score. Structure errors (not an
     object, emissions not a list of {t, content}, non-finite t) are always errors; out-of-stream times, odd

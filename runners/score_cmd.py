@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from annotation.jsonio import write_json
 
 
 def _finite(v):
@@ -21,12 +20,21 @@ def _finite(v):
 
 
 def write_report(report: dict, out: Optional[str]) -> None:
+    """The report as compact JSON (json's C encoder: several times faster than an indented dump on 1,000+
+    items), written atomically; `python -m json.tool` pretty-prints it."""
     if out:
-        value = _finite(report)
-        conf = (report.get("aggregate") or {}).get("config") if isinstance(report.get("aggregate"), dict) else None
-        if isinstance(conf, dict) and isinstance(conf.get("pre_tol_s"), float):
-            value["aggregate"]["config"]["pre_tol_s"] = conf["pre_tol_s"]  # the reference writes inf as Infinity
-        write_json(Path(out), value)
+        import json
+
+        from annotation.jsonio import write_text_atomic
+        try:  # the common case has no infinity: skip the walk that spells it "inf"
+            text = json.dumps(report, ensure_ascii=False, allow_nan=False)
+        except ValueError:
+            value = _finite(report)
+            conf = (report.get("aggregate") or {}).get("config") if isinstance(report.get("aggregate"), dict) else None
+            if isinstance(conf, dict) and isinstance(conf.get("pre_tol_s"), float):
+                value["aggregate"]["config"]["pre_tol_s"] = conf["pre_tol_s"]  # the reference writes inf as Infinity
+            text = json.dumps(value, ensure_ascii=False)
+        write_text_atomic(Path(out), text + "\n", mkdir=False)
         print(f"wrote {out}", file=sys.stderr)
 
 

@@ -192,6 +192,40 @@ def load_rows(data_dir: str | Path) -> list[dict]:
     return [*scoreable.values(), *rest]
 
 
+def scan(data_dir: str | Path) -> tuple[list[dict], list[Problem], dict[str, str]]:
+    """One pass for `score`: the rows `load_rows` gives, every problem `load` reports about the annotation files
+    (media not probed) and each item's file. Builds no Items or Streams, so checking costs no second read."""
+    root = Path(data_dir)
+    if not root.is_dir():
+        return [], [Problem(str(root), None, None, "dataset folder not found")], {}
+    files = annotation_files(root)
+    if not files:
+        return [], [Problem(str(root), None, None, "no annotation files: expected annotations/<domain>/<video_id>.json"
+                                                   " or results/<domain>/<vid>/annotation.json")], {}
+    rows: list[dict] = []
+    problems: list[Problem] = []
+    item_file: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for path in files:
+        header, file_rows, found = _read_video_file(path, root, keep_all=True)
+        problems.extend(found)
+        if header is None:
+            continue
+        vid = header["video_id"]
+        if vid in seen:
+            problems.append(Problem(header["file"], None, "video_id", f"duplicate video_id {vid!r} (also in {seen[vid]})"))
+        seen[vid] = header["file"]
+        rel = str(header["video"] or f"videos/{vid}.mp4")
+        if rel.startswith(("/", "\\")) or ".." in rel.replace("\\", "/").split("/"):  # load's escape check, lexically
+            problems.append(Problem(header["file"], None, "video", f"path '{rel}' must stay inside the dataset root"))
+        for row in file_rows:
+            item_file[ib_rules.item_id(row)] = header["file"]
+        rows.extend(file_rows)
+    if not rows and not any(p.severity == "error" for p in problems):
+        problems.append(Problem(str(root), None, "items", "the dataset holds no items"))
+    return rows, problems, item_file
+
+
 def _targets(row: dict) -> tuple[Target, ...]:
     fam = ib_rules.family(row)
     if fam == "negative":
