@@ -283,7 +283,7 @@ def _omniinteract(a, chk) -> Plan:
     if a.judge and a.dry_run:
         raise usage("choose one: --judge scores with a judge, --dry-run without", "--judge/--dry-run")
     ds = load("omniinteract", a.data, probe_media=False)
-    score_checks.dataset(ds, False, a.as_reference, chk)
+    score_checks.dataset(ds, False, a.as_reference, chk, hint="--as-reference to score it as the reference reads it")
     from scoring.omniinteract import OIConfig
     try:
         config = OIConfig.from_cli_args(shlex.split(a.reference_args)) if a.reference_args else OIConfig()
