@@ -85,6 +85,7 @@ def run_command(a) -> int:
     runner = BatchRunner(store, spec, out_dir=a.out, concurrency=a.concurrency, on_progress=progress,
                          backend=backend)
     signal.signal(signal.SIGINT, lambda *_: runner.cancel())
+    signal.signal(signal.SIGTERM, lambda *_: runner.cancel())  # a kill ends the run `cancelled`, never `running`
     try:
         report = guarded_run(runner, store, plan, a.out)
     finally:
