@@ -84,12 +84,14 @@ def run_command(a) -> int:
         print(f"protocol {protocol} with options {options}", file=sys.stderr)
     runner = BatchRunner(store, spec, out_dir=a.out, concurrency=a.concurrency, on_progress=progress,
                          backend=backend)
-    signal.signal(signal.SIGINT, lambda *_: runner.cancel())
-    signal.signal(signal.SIGTERM, lambda *_: runner.cancel())  # a kill ends the run `cancelled`, never `running`
+    previous = {sig: signal.signal(sig, lambda *_: runner.cancel())  # a kill ends the run `cancelled`
+                for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         report = guarded_run(runner, store, plan, a.out)
     finally:
         bar.close()  # ends the bar's line, so an error after it is a line of its own
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if report.get("status") == "cancelled":
         print(f"cancelled after {report['n_done']}/{report['n_total']} items; run again to resume ({runner.run_id})")
         return 130

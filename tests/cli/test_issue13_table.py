@@ -394,9 +394,9 @@ def test_a_terminated_run_is_stored_cancelled_with_its_reason(tmp_path, h):
     proc = subprocess.Popen([sys.executable, str(h.REPO / "app.py"), "run", "--benchmark", "interactionbench",
                              "--model", plugin, "--backend-option", "delay=0.2", "--db", str(db)],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline:  # wait for the state we interrupt: a run row marked running
-        if db.exists() and _runs(db) and _runs(db)[0][0] == "running":
+    deadline = time.time() + 300
+    while time.time() < deadline:  # wait for the state we interrupt: a run row marked running (read-only peek)
+        if _peek_status(db) == "running":
             break
         time.sleep(0.2)
     proc.send_signal(signal.SIGTERM)
@@ -404,3 +404,18 @@ def test_a_terminated_run_is_stored_cancelled_with_its_reason(tmp_path, h):
     assert proc.returncode == 130 and "Traceback" not in err, err
     [(status, reason)] = _runs(db)
     assert status == "cancelled" and "interrupted" in reason
+
+
+def _peek_status(db):
+    """The first run's status, read without opening a Store (which would race the child's schema setup)."""
+    if not db.exists():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
+        try:
+            row = conn.execute("SELECT status FROM runs").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return row[0] if row else None
