@@ -56,6 +56,35 @@ _INDEXES = [("responses", ["session_id", "item_id"]), ("responses", ["benchmark"
             ("run_items", ["run_id"])]
 
 
+def human_responder(participant: str) -> str:
+    """A person's responder key: every response they give, in any session, is theirs."""
+    return f"human:{participant}"
+
+
+def model_responder(spec: str, source: str) -> str:
+    """A model's responder key in one run or one live session: `model:<spec>@<run or session id>`."""
+    return f"model:{spec}@{source}"
+
+
+def responder_of(r: Response) -> str:
+    """The responder key a stored response belongs to. Model rows of a live session written before the
+    key carried its session (`model:<spec>`) get it appended, so two sittings of one model stay apart."""
+    who = str(r.responder or "")
+    if who.startswith("model:") and r.session_id and not who.endswith(f"@{r.session_id}"):
+        return model_responder(who[len("model:"):], r.session_id)
+    return who
+
+
+def model_spec_of(r: Response) -> str:
+    """The model spec of a model response (its responder key without `model:` and `@<session>`), else ""."""
+    who = responder_of(r)
+    if not who.startswith("model:"):
+        return ""
+    spec = who[len("model:"):]
+    suffix = f"@{r.session_id}"
+    return spec[:-len(suffix)] if r.session_id and spec.endswith(suffix) else spec
+
+
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:12]}"
 

@@ -3,7 +3,7 @@
 The page reports its video clock; for each page a `LiveModel` worker runs `runners.protocols.drive`
 for the current item with a `MediaClock` fed by those reports, so every decision waits for media
 time to reach its tick (never lookahead). Each emission is committed to the store as a
-`model:<spec>` response first and then appended to the page's event list, where a long-poll
+`model:<spec>@<session>` response (a model responder of its own) first and then appended to the page's event list, where a long-poll
 (`LiveModelHub.wait`, async) picks it up at once. One worker per page; it stops at item end, when the
 page stops reporting (3 s, the clock goes stale), or on unload. One hub per app: no module state."""
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from annotation.model import Item, Response
-from annotation.store import Store
-from ibench_ui.timeline import model_mark_html, row_html
+from annotation.store import Store, model_responder
+from ibench_ui.timeline import lane_of, model_mark_html, row_html
 from runners.clock import MediaClock
 
 STALE_AFTER = 3.0
@@ -142,11 +142,12 @@ class LiveModel:
             meta["raw"] = str(e.raw)[:2000]
         r = self.hub.store.add_response(Response(
             id=f"r_{uuid.uuid4().hex[:16]}", item_id=tg.item.id, benchmark=tg.benchmark,
-            responder=f"model:{tg.spec}", session_id=tg.session_id, t=float(e.t), kind=e.kind or "speech",
+            responder=model_responder(tg.spec, tg.session_id), session_id=tg.session_id, t=float(e.t), kind=e.kind or "speech",
             text=e.content or "", frame_t=e.frame_t, wall_time=emit_ms / 1000.0, page_id=self.page.id, meta=meta))
         self.emitted += 1
         self.page.publish({"type": "response", "rid": r.id, "session_id": tg.session_id,
                            "item_index": tg.item_index, "item_id": tg.item.id, "responder": r.responder,
+                           "lane": lane_of(r),
                            "spec": tg.spec, "t": r.t, "kind": r.kind, "text": r.text, "frame_t": r.frame_t,
                            "emit_wall_ms": emit_ms, "push_wall_ms": time.time() * 1000.0,
                            "mark_html": model_mark_html(r, tg.span), "row_html": row_html(r)})

@@ -9,13 +9,16 @@ from typing import Optional
 
 from annotation.loaders import load
 from annotation.predictions import native_predictions, write_native
-from annotation.store import Store
+from annotation.store import Store, human_responder, responder_of
 
-JSONL_FIELDS = ("participant", "session", "benchmark", "item", "t", "frame_t", "kind", "text", "wall_time")
+JSONL_FIELDS = ("participant", "session", "benchmark", "item", "t", "frame_t", "kind", "text", "wall_time",
+                "responder")
 
 
 def response_rows(store: Store, session: Optional[str] = None) -> list[dict]:
-    """Every logged response (corrections applied) with its participant, in log order."""
+    """Every logged response (corrections applied) with its participant and its responder
+    (`human:<participant>` or `model:<spec>@<session>`: a live model's rows are not the participant's), in log
+    order."""
     sessions = {s.id: s for s in store.sessions()}
     if session and session not in sessions:
         raise KeyError(f"no session {session!r} in {store.path}")
@@ -24,7 +27,7 @@ def response_rows(store: Store, session: Optional[str] = None) -> list[dict]:
         s = sessions.get(r.session_id)
         rows.append({"participant": s.participant if s else r.responder.split(":", 1)[-1], "session": r.session_id,
                      "benchmark": r.benchmark, "item": r.item_id, "t": r.t, "frame_t": r.frame_t, "kind": r.kind,
-                     "text": r.text, "wall_time": r.wall_time, "responder": r.responder, "id": r.id,
+                     "text": r.text, "wall_time": r.wall_time, "responder": responder_of(r), "id": r.id,
                      "page_id": r.page_id, "audio_path": r.audio_path})
     return rows
 
@@ -92,12 +95,13 @@ def export_responses(db: str, session: Optional[str] = None, fmt: str = "jsonl",
     for s in sessions:
         by_bench[s.benchmark].append(s)
     for bench, group in by_bench.items():
-        # every item a session was given gets a line, so unanswered items score as silent
+        # every item a session was given gets a line, so unanswered items score as silent; the participant's
+        # own responses only (a live model in the same session is another responder)
         for s in group:
             ds = datasets[(bench, data or store.session_data_dir(s.id) or None)]
             by_item = {iid: [] for iid in s.item_ids if iid in ds}
             for r in store.responses(session_id=s.id):
-                if r.item_id in by_item:
+                if r.item_id in by_item and responder_of(r) == human_responder(s.participant):
                     by_item[r.item_id].append(r)
             preds = native_predictions(bench, ds, by_item, human_reference=human_reference)
             target = Path(out or f"export-{bench}") / (s.id if len(sessions) > 1 else "")

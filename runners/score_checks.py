@@ -111,7 +111,7 @@ def ib_predictions(path: str, rows: list[dict], skip_invalid: bool, skip_unknown
     for p in problems:
         _refuse_or_skip(p, None, skip_invalid, chk, "or pass --skip-invalid")
     known = {ib_rules.item_id(r): r for r in rows}
-    durations = {r["video_id"]: float(r.get("duration_s") or 0.0) for r in rows}
+    durations = {r["video_id"]: _seconds(r.get("duration_s")) for r in rows}
     if not pairs and not bad_line and not as_reference:  # the reference scores an empty file as all silent
         raise CliError("expected one prediction line per item, found an empty file (--as-reference scores it "
                        "as all silent)", file=name, field="--preds")
@@ -157,6 +157,15 @@ def ib_predictions(path: str, rows: list[dict], skip_invalid: bool, skip_unknown
         seen[iid] = lineno
         out.append(line)
     return [ln for ln in out if _key(ln) not in chk.left_out]
+
+
+def _seconds(v: Any) -> float:
+    """A duration as the checks use it: a finite number of seconds, else 0 (unknown: no end-of-stream check)."""
+    try:
+        d = float(v or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+    return d if math.isfinite(d) else 0.0
 
 
 def _key(line: dict) -> str:

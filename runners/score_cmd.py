@@ -29,7 +29,12 @@ def write_report(report: dict, out: Optional[str]) -> None:
         try:  # the common case has no infinity: skip the walk that spells it "inf"
             text = json.dumps(report, ensure_ascii=False, allow_nan=False)
         except ValueError:
-            text = json.dumps(_finite(report), ensure_ascii=False)
+            value = _finite(report)
+            conf = (report.get("aggregate") or {}).get("config") if isinstance(report.get("aggregate"), dict) \
+                else None
+            if isinstance(conf, dict) and isinstance(conf.get("pre_tol_s"), float):
+                value["aggregate"]["config"]["pre_tol_s"] = conf["pre_tol_s"]  # the reference writes inf as Infinity
+            text = json.dumps(value, ensure_ascii=False)
         write_text_atomic(Path(out), text + "\n", mkdir=False)
         print(f"wrote {out}", file=sys.stderr)
 
