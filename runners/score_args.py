@@ -30,6 +30,9 @@ class Plan:
 def check_score_args(a) -> Plan:
     b = a.benchmark
     _merge_aliases(a)
+    if b == "omniinteract" and a.preds:
+        raise usage("score omniinteract reads the model's outputs folder (--outputs DIR), not a predictions file",
+                    "--preds")
     if b != "omniinteract" and (a.reference_args or a.asr_model or a.dry_run):
         raise usage("applies to omniinteract only", "--reference-args/--asr-model/--dry-run")
     ib_set = [f"--{f.replace('_', '-')}" for f in _IB_ONLY if getattr(a, f, None) is not None]
