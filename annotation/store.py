@@ -109,17 +109,24 @@ class Store:
         conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 30000")
         self.db = sqlite_utils.Database(conn)
-        self.db.enable_wal()
-        conn.execute("PRAGMA synchronous = FULL")
         self._lock = threading.RLock()
-        self._migrate()
+        for attempt in range(100):  # two processes opening a new store at once: switching to WAL and creating
+            try:                    # the schema can report "locked" without waiting; retry for up to ~30 s
+                self.db.enable_wal()
+                conn.execute("PRAGMA synchronous = FULL")
+                self._migrate()
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 99:
+                    raise
+                time.sleep(min(0.5, 0.02 * (attempt + 1)))
 
     # -- schema -------------------------------------------------------------------------------
     def _migrate(self) -> None:
         with self._lock:
             meta = self.db["meta"]
-            if not meta.exists():
-                meta.create({"key": str, "value": str}, pk="key")
+            if not meta.exists():  # if_not_exists: two processes may open a new store at once
+                meta.create({"key": str, "value": str}, pk="key", if_not_exists=True)
             row = next(iter(meta.rows_where("key = ?", ["schema_version"])), None)
             version = int(row["value"]) if row else 0
             if version > SCHEMA_VERSION:
@@ -128,7 +135,7 @@ class Store:
             for name, spec in _TABLES.items():
                 table = self.db[name]
                 if not table.exists():
-                    table.create(spec["columns"], pk=spec["pk"])
+                    table.create(spec["columns"], pk=spec["pk"], if_not_exists=True)
                 else:  # upgrade in place: add any column a newer schema introduced
                     have = set(table.columns_dict)
                     for col, typ in spec["columns"].items():

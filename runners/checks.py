@@ -3,11 +3,10 @@ written (the parent folder must already exist: nothing is created on a guess), n
 judge specs. Each failure is one CliError naming the flag or file, what was expected and what was found."""
 from __future__ import annotations
 
-import glob
 import math
 import os
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Optional
 
 from runners.cli_errors import DATA, USAGE, CliError, usage
 
@@ -128,6 +127,7 @@ def judge_spec(spec: Optional[str], flag: str = "--judge") -> Optional[str]:
     except ValueError as exc:
         raise usage(str(exc), flag) from None
     if kind == "cache":
+        import glob
         for pattern in (x.strip() for x in text.split(":", 1)[1].split(",")):
             matches = sorted(glob.glob(os.path.expanduser(pattern))) or \
                 ([pattern] if os.path.isfile(pattern) else [])

@@ -156,7 +156,8 @@ def _score(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-cache-dir", dest="judge_cache_dir",
                    help="interactionbench: folder of stored verdict files for ensemble:<slugs> (results/judge_cache)")
     p.add_argument("--reference-args", dest="reference_args",
-                   help="omniinteract: the reference scorer's own flags, quoted (e.g. \"--w_ack 0.3 --no_unmatched_fp\"); "
+                   help="omniinteract: the reference scorer's own flags, quoted "
+                        "(e.g. \"--w_ack 0.3 --no_unmatched_fp\"); "
                         "they may also be given directly")
     p.add_argument("--mcq-key", dest="mcq_key", nargs="?", const="auto",
                    help="interactionbench: answer key; without a value <data>/mcq/mcq_key_v4.jsonl (as the reference)")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from annotation.model import BENCHMARKS
 from runners.cli import verb
-from runners.cli_errors import USAGE, CliError, usage
+from runners.cli_errors import CliError, usage
 
 
 @verb("users", "manage accounts: users add NAME --role ROLE | users list | users passwd NAME | users disable NAME")

@@ -183,6 +183,8 @@ def guarded_run(runner, store, plan: RunPlan, out: Optional[str]) -> dict:
     except BaseException as exc:
         _finish(runner, store, "failed", f"{type(exc).__name__}: {exc}")
         raise
+    if report.get("status") == "cancelled":  # stored `cancelled` by the runner; say why
+        store.update_run(runner.run_id, error="interrupted (SIGINT or SIGTERM); run the same command to resume")
     block = plan.report_block()
     if block is not None and report.get("status") != "cancelled":
         report["skipped"] = block

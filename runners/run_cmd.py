@@ -106,7 +106,8 @@ def run_command(a) -> int:
     runner = BatchRunner(store, spec, out_dir=a.out, concurrency=a.concurrency, backend=backend,
                          on_call_progress=call_progress,
                          on_progress=lambda done, total: call_progress(dict(runner.progress)))
-    signal.signal(signal.SIGINT, lambda *_: runner.cancel())
+    previous = {sig: signal.signal(sig, lambda *_: runner.cancel())  # a kill ends the run `cancelled`
+                for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         report = guarded_run(runner, store, plan, a.out)
     except RunFailed as exc:  # every call failed, or --on-error fail met a failed call: one line, no traceback
@@ -115,6 +116,8 @@ def run_command(a) -> int:
         return 1
     finally:
         bar.close()  # ends the bar's line, so an error after it is a line of its own
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if report.get("status") == "cancelled":
         print(f"cancelled after {report['n_done']}/{report['n_total']} items; run again to resume ({runner.run_id})")
         return 130

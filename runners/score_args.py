@@ -7,9 +7,8 @@ from __future__ import annotations
 import math
 import os
 import re
-import shlex
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Callable
 
 from runners import checks, score_checks
 from runners.cli_errors import CliError, usage
@@ -31,6 +30,9 @@ class Plan:
 def check_score_args(a) -> Plan:
     b = a.benchmark
     _merge_aliases(a)
+    if b == "omniinteract" and a.preds:
+        raise usage("score omniinteract reads the model's outputs folder (--outputs DIR), not a predictions file",
+                    "--preds")
     if b != "omniinteract" and (a.reference_args or a.asr_model or a.dry_run):
         raise usage("applies to omniinteract only", "--reference-args/--asr-model/--dry-run")
     ib_set = [f"--{f.replace('_', '-')}" for f in _IB_ONLY if getattr(a, f, None) is not None]
@@ -283,7 +285,9 @@ def _omniinteract(a, chk) -> Plan:
     if a.judge and a.dry_run:
         raise usage("choose one: --judge scores with a judge, --dry-run without", "--judge/--dry-run")
     ds = load("omniinteract", a.data, probe_media=False)
-    score_checks.dataset(ds, False, a.as_reference, chk)
+    score_checks.dataset(ds, False, a.as_reference, chk, hint="--as-reference to score it as the reference reads it")
+    import shlex
+
     from scoring.omniinteract import OIConfig
     try:
         config = OIConfig.from_cli_args(shlex.split(a.reference_args)) if a.reference_args else OIConfig()
@@ -324,10 +328,12 @@ def reference_argv(argv: list[str]) -> list[str]:
         tok = argv[i]
         name = tok.split("=", 1)[0]
         if tok == "--reference-args" and i + 1 < len(argv):
+            import shlex
             ref.extend(shlex.split(argv[i + 1]))
             i += 2
             continue
         if tok.startswith("--reference-args="):
+            import shlex
             ref.extend(shlex.split(tok.split("=", 1)[1]))
         elif oi and name == "--dry_run":
             out.append("--dry-run")
@@ -356,6 +362,7 @@ def reference_argv(argv: list[str]) -> list[str]:
             out.append(tok)
         i += 1
     if ref:
+        import shlex
         out.append("--reference-args=" + " ".join(shlex.quote(x) for x in ref))
     if judge_model or judge_url:
         if any(t == "--judge" or t.startswith("--judge=") for t in out):

@@ -57,7 +57,8 @@ class DataView:
         return cls(ds.benchmark, str(ds.root), list(ds.problems), {it.id: it.source_file for it in ds.items})
 
 
-def dataset(ds, skip_invalid: bool, tolerate: bool, chk: Checked) -> None:
+def dataset(ds, skip_invalid: bool, tolerate: bool, chk: Checked,
+            hint: str = "--skip-invalid to leave those items out") -> None:
     """Refuse a dataset (a Dataset or DataView) with errors, naming the first one with the count, unless
     skipping (its items are left out) or tolerating (--as-reference: scored as the reference reads it)."""
     ds = ds if isinstance(ds, DataView) else DataView.of(ds)
@@ -72,8 +73,7 @@ def dataset(ds, skip_invalid: bool, tolerate: bool, chk: Checked) -> None:
     if not skip_invalid:
         first = from_problem(errors[0])
         more = f" (and {len(errors) - 1} more error(s); see python app.py validate {ds.benchmark} {ds.root}," \
-               " or pass --skip-invalid to leave those items out)" if len(errors) > 1 else \
-               " (pass --skip-invalid to leave the item out)"
+               f" or pass {hint})" if len(errors) > 1 else f" (pass {hint})"
         first.message += more
         raise first
     bad_files = {p.file for p in errors if p.item is None}
@@ -111,9 +111,10 @@ def ib_predictions(path: str, rows: list[dict], skip_invalid: bool, skip_unknown
     for p in problems:
         _refuse_or_skip(p, None, skip_invalid, chk, "or pass --skip-invalid")
     known = {ib_rules.item_id(r): r for r in rows}
-    durations = {r["video_id"]: float(r.get("duration_s") or 0.0) for r in rows}
-    if not pairs and not bad_line and not as_reference:  # the reference scores every item as silent
-        raise CliError("expected one prediction line per item, found an empty file", file=name, field="--preds")
+    durations = {r["video_id"]: _seconds(r.get("duration_s")) for r in rows}
+    if not pairs and not bad_line and not as_reference:  # the reference scores an empty file as all silent
+        raise CliError("expected one prediction line per item, found an empty file (--as-reference scores it "
+                       "as all silent)", file=name, field="--preds")
     out: list[dict] = []
     seen: dict[str, int] = {}
     for lineno, line in pairs:
@@ -136,9 +137,8 @@ def ib_predictions(path: str, rows: list[dict], skip_invalid: bool, skip_unknown
             continue
         try:
             iid = f"{vid}#{int(idx or 0)}"
-        except (TypeError, ValueError, OverflowError):
-            _refuse_or_skip(err("item_index", f"expected an integer, found {_show(idx)}"), None, skip_invalid, chk,
-                            "or pass --skip-invalid")
+        except (TypeError, ValueError, OverflowError):  # only with --as-reference: the reference matches no item
+            chk.skipped.append(err("item_index", f"matches no item ({_show(idx)}); ignored as the reference does"))
             continue
         if iid not in known:
             if not (skip_unknown or as_reference):
@@ -157,6 +157,15 @@ def ib_predictions(path: str, rows: list[dict], skip_invalid: bool, skip_unknown
         seen[iid] = lineno
         out.append(line)
     return [ln for ln in out if _key(ln) not in chk.left_out]
+
+
+def _seconds(v: Any) -> float:
+    """A duration as the checks use it: a finite number of seconds, else 0 (unknown: no end-of-stream check)."""
+    try:
+        d = float(v or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+    return d if math.isfinite(d) else 0.0
 
 
 def _key(line: dict) -> str:

@@ -30,7 +30,8 @@ def write_report(report: dict, out: Optional[str]) -> None:
             text = json.dumps(report, ensure_ascii=False, allow_nan=False)
         except ValueError:
             value = _finite(report)
-            conf = (report.get("aggregate") or {}).get("config") if isinstance(report.get("aggregate"), dict) else None
+            conf = (report.get("aggregate") or {}).get("config") if isinstance(report.get("aggregate"), dict) \
+                else None
             if isinstance(conf, dict) and isinstance(conf.get("pre_tol_s"), float):
                 value["aggregate"]["config"]["pre_tol_s"] = conf["pre_tol_s"]  # the reference writes inf as Infinity
             text = json.dumps(value, ensure_ascii=False)

@@ -74,7 +74,8 @@ def ib_dataset(root: Path, items, vid="v1", duration=30) -> Path:
     return root
 
 
-GOOD_ITEM = {"capability": "PTR", "time_type": "B", "question": "tell me when", "answers": [{"time_s": 5, "content": "now"}]}
+GOOD_ITEM = {"capability": "PTR", "time_type": "B", "question": "tell me when",
+             "answers": [{"time_s": 5, "content": "now"}]}
 
 
 @pytest.fixture(autouse=True)

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from annotation.loaders import demo_dir, load
 from app import main
 
-FUZZ = settings(max_examples=int(os.environ.get("IBENCH_FUZZ_EXAMPLES", "30")), deadline=None, derandomize=not os.environ.get("IBENCH_FUZZ_RANDOM"),
+FUZZ = settings(max_examples=int(os.environ.get("IBENCH_FUZZ_EXAMPLES", "30")), deadline=None,
+                derandomize=not os.environ.get("IBENCH_FUZZ_RANDOM"),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 IB_DEMO = demo_dir("interactionbench")
 IB_ITEMS = [it.native for it in load("interactionbench", IB_DEMO, probe_media=False).items]

@@ -385,3 +385,37 @@ def test_serving_refuses_a_bad_store_or_data_folder_in_one_line(tmp_path, h):
                               cwd=tmp_path, timeout=120)
         assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and needle in proc.stderr
     assert not (tmp_path / "new.sqlite").exists()
+
+
+def test_a_terminated_run_is_stored_cancelled_with_its_reason(tmp_path, h):
+    import signal
+    plugin = f"plugin:{h.REPO / 'tests' / 'runners' / 'slow_plugin.py'}:SlowMotionlessTalker"
+    db = tmp_path / "db.sqlite"
+    proc = subprocess.Popen([sys.executable, str(h.REPO / "app.py"), "run", "--benchmark", "interactionbench",
+                             "--model", plugin, "--backend-option", "delay=0.2", "--db", str(db)],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while time.time() < deadline:  # wait for the state we interrupt: a run row marked running (read-only peek)
+        if _peek_status(db) == "running":
+            break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    [(status, reason)] = _runs(db)
+    assert status == "cancelled" and "interrupted" in reason
+
+
+def _peek_status(db):
+    """The first run's status, read without opening a Store (which would race the child's schema setup)."""
+    if not db.exists():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
+        try:
+            row = conn.execute("SELECT status FROM runs").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return row[0] if row else None

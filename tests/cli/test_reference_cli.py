@@ -111,6 +111,7 @@ def test_omniinteract_judge_flags_become_one_judge_spec_and_keys_stay_off_the_co
 
 
 def test_mcq_key_without_a_value_is_the_datasets_key(tmp_path, cli, ib_demo, ib_preds):
-    assert cli("score", "interactionbench", ib_preds, "--data", ib_demo, "--mcq-key", "--out", tmp_path / "o.json").code == 0
+    assert cli("score", "interactionbench", ib_preds, "--data", ib_demo, "--mcq-key",
+               "--out", tmp_path / "o.json").code == 0
     config = json.loads((tmp_path / "o.json").read_text())["aggregate"]["config"]
     assert config["mcq_key"] == str(ib_demo / "mcq" / "mcq_key_v4.jsonl")

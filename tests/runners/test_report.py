@@ -194,7 +194,7 @@ def test_report_cli_errors(tmp_path):
     assert main(["report", "--db", str(tmp_path / "missing.sqlite"), "--out", str(tmp_path / "o")]) == 1
     empty = tmp_path / "empty.sqlite"
     Store(empty).close()
-    assert main(["report", "--db", str(empty), "--out", str(tmp_path / "o3"), "--min-n", "0"]) == 1
+    assert main(["report", "--db", str(empty), "--out", str(tmp_path / "o3"), "--min-n", "0"]) == 2  # usage error
     assert not (tmp_path / "o3").exists()
     assert main(["report", "--db", str(empty), "--out", str(tmp_path / "o2"), "--benchmark", "interactscope"]) == 0
     assert "No human sessions or model runs" in (tmp_path / "o2" / "report.md").read_text()
