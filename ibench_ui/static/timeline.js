@@ -297,6 +297,7 @@
       case "?": { const sh = document.querySelector(`.ib-wb[data-video="${id}"] .ib-wb-keys`); if (sh) sh.hidden = !sh.hidden; break; }
       case "m": if (e.repeat) break; P.snapshot(id, "key"); done = clickId(`#${pre}-keymark`); break;
       case "j": done = clickId(`#${pre}-next`); break;
+      case "w": done = id === "verify-video" && clickId("#verify-prefix-start"); break;
       case "u": done = clickId(`#${pre}-withdraw`); break;
       case "y": done = !!walk && clickId("#verify-prefix-hit"); break;
       case "n": done = !!walk && clickId("#verify-prefix-clear"); break;
