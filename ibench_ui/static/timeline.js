@@ -33,7 +33,8 @@
     return d > 0 ? d : (v && isFinite(v.duration) ? v.duration : 1);
   }
   function view(id) {
-    const s = st(id), d = duration(id);
+    const s = st(id), d = duration(id), el = wbOf(id), item = el ? el.dataset.item : null;
+    if (item !== s.item) { s.item = item; s.v1 = null; }  // a new item opens on the whole stream
     if (s.v1 === null || s.v1 > d + 1e-9 || s.v1 - s.v0 < 0.05) { s.v0 = 0; s.v1 = d; }
     return [s.v0, s.v1];
   }
