@@ -213,7 +213,10 @@ def build_review(ctx: AppContext, token: gr.State):
 
     def undo_choices(b: str, iid: str):
         recs = [r for r in ctx.store.reviews(b, iid) if r.field != review.STATUS_FIELD and r.status != review.DERIVED]
-        return [(f"{when(r.created)} {r.field}: {_fmt(r.old_value)} → {_fmt(r.new_value)}", r.id) for r in recs]
+        def short(v):  # dropdown labels stay plain: times shown, text answers only named
+            return _fmt(v) if isinstance(v, (int, float, list)) or v is None else "(text)"
+        return [(f"{when(r.created)} {r.field}: {short(r.old_value)} → {short(r.new_value)} by {r.user}", r.id)
+                for r in recs]
 
     def item_view(b: str, iid: str):
         it = current_item(ctx, b, iid)
