@@ -17,7 +17,7 @@ from annotation.model import Item
 from ibench_ui.auth_ui import guarded, ok_html
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, item_details_html, table_html, video_html
-from ibench_ui.workbench_timeline import (build_controls, hidden_picker, media_t, pick_table, picked,
+from ibench_ui.workbench_timeline import (build_controls, hidden_picker, pick_table, picked, picked_item_update,
                                           workbench_html)
 
 STATUS_FILTERS = ["all", "unreviewed", "accepted", "needs-fix", "rejected", "flagged", "disputed", "undecided disputes"]
@@ -318,11 +318,7 @@ def build_review(ctx: AppContext, token: gr.State):
     @guarded(2, 1)
     def on_pick(tok, b, value):
         staff(tok)
-        iid = picked(value)
-        if not iid:
-            return gr.update(), ""
-        ctx.item(b, iid)
-        return gr.update(value=iid), ""
+        return picked_item_update(ctx, b, value), ""
 
     @guarded(4, 3)
     def on_adj_pick(tok, b, value):
@@ -330,10 +326,9 @@ def build_review(ctx: AppContext, token: gr.State):
         key = picked(value)
         if not key:
             return gr.update(), gr.update(), gr.update(), ""
-        iid = key.split("|", 1)[0]
-        ctx.item(b, iid)
+        upd = picked_item_update(ctx, b, value)
         html, dd = adj_view(b, key)
-        return html, dd, gr.update(value=iid), ""
+        return html, dd, upd, ""
 
     @guarded(7, 6)
     def on_resolve(tok, b, key, dec, why):

@@ -19,7 +19,8 @@ from ibench_ui.auth_ui import guarded, ok_html
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, table_html, video_html
 from ibench_ui.review import current_item
-from ibench_ui.workbench_timeline import build_controls, hidden_picker, pick_table, picked, workbench_html
+from ibench_ui.workbench_timeline import (build_controls, hidden_picker, pick_table, picked_item_update,
+                                          workbench_html)
 
 VIDEO_ID = "verify-video"
 PAD = 0.5  # seconds shown either side of a prefix interval on the timeline
@@ -304,11 +305,7 @@ def build_verify(ctx: AppContext, token: gr.State):
     @guarded(2, 1)
     def on_pick(tok, b, value):
         who(tok)
-        iid = picked(value)
-        if not iid:
-            return gr.update(), ""
-        ctx.item(b, iid)  # an id from the page must name a loaded item
-        return gr.update(value=iid), ""
+        return picked_item_update(ctx, b, value), ""
 
     @guarded(2, 1)
     def on_offset(tok, value):

@@ -154,3 +154,12 @@ def hidden_picker(prefix: str, name: str = "pick"):
 def picked(value: str) -> str:
     """The row key from a picker value ('key|nonce')."""
     return (value or "").rsplit("|", 1)[0]
+
+
+def picked_item_update(ctx, benchmark: str, value: str):
+    """The item dropdown update for a clicked queue row; the id must name a loaded item (it came from a page)."""
+    iid = picked(value).split("|", 1)[0]
+    if not iid:
+        return gr.update()
+    ctx.item(benchmark, iid)
+    return gr.update(value=iid)
