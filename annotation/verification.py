@@ -132,7 +132,7 @@ def mark_of(store: Store, user: User, item: Item, target_id: str) -> Optional[Ve
 def adjudication_of(store: Store, item: Item, target_id: str) -> Optional[Verification]:
     """The reviewer's final decision on one target (trigger) or on the prefix (target_id '' ), if any."""
     recs = [v for v in store.verifications(item.benchmark, item.id, kind=ADJUDICATION) if v.target_id == target_id]
-    return recs[-1] if recs else None
+    return recs[-1] if recs and not recs[-1].value.get("reopened") else None
 
 
 def _require_open(store: Store, item: Item, target_id: str, what: str) -> None:
@@ -480,6 +480,22 @@ def adjudicate(store: Store, reviewer: User, item: Item, kind: str, target_id: s
     return store.add_verification(Verification(id="", benchmark=item.benchmark, item_id=item.id, target_id=target_id,
                                                user=reviewer.name, kind=ADJUDICATION, value=value,
                                                created=time.time()))
+
+
+def reopen(store: Store, reviewer: User, item: Item, target_id: str, reason: str) -> Verification:
+    """Undo a decision (a new row): the dispute is open again and the verifiers may change their records."""
+    from annotation.auth import require_user_role
+    require_user_role(reviewer, STAFF)
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValueError(f"{item.benchmark}/{item.id}: give a reason for reopening")
+    cur = adjudication_of(store, item, target_id)
+    if cur is None:
+        raise ValueError(f"{item.benchmark}/{item.id}: nothing decided on {target_id or 'the prefix'!s} to reopen")
+    return store.add_verification(Verification(
+        id="", benchmark=item.benchmark, item_id=item.id, target_id=target_id, user=reviewer.name, kind=ADJUDICATION,
+        value={"for": cur.value.get("for"), "reopened": True, "reopens": cur.id, "reason": reason},
+        created=time.time()))
 
 
 def audit_trail(store: Store, viewer: User, benchmark: str, item_id: str) -> list[Verification]:

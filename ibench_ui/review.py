@@ -69,6 +69,8 @@ def _vsummary(v) -> str:
         iv = f"{fmt_time(x['start'])}–{fmt_time(x['end'])}"
         return f"prefix {iv}: withdrawn" if x.get("withdrawn") else \
             f"prefix {iv}: {'already satisfied' if x['satisfied'] else 'not yet'}"
+    if v.kind == verification.ADJUDICATION and x.get("reopened"):
+        return f"reopened {x.get('for')} {v.target_id or ''} — {x.get('reason', '')}"
     if v.kind == verification.ADJUDICATION:
         what = f"{x['t']:.3f} s" if x.get("for") == verification.TRIGGER else x.get("status")
         return f"decided {x.get('for')} {v.target_id or ''}: {what} — {x.get('reason', '')}"
@@ -183,7 +185,9 @@ def build_review(ctx: AppContext, token: gr.State):
                                   elem_id="adjudicate-decision", scale=2)
             adj_time = gr.Button("Use player time", size="sm", elem_id="adjudicate-use-time", scale=1)
         adj_reason = gr.Textbox(label="Reason for the decision", elem_id="adjudicate-reason")
-        resolve = gr.Button("Decide (final)", variant="primary", elem_id="adjudicate-resolve")
+        with gr.Row():
+            resolve = gr.Button("Decide (final)", variant="primary", elem_id="adjudicate-resolve")
+            reopen = gr.Button("Reopen the decision", elem_id="adjudicate-reopen")
     with gr.Accordion("Progress per annotator", open=False):
         progress = gr.HTML("", elem_id="review-progress", js_on_load=None)
     with gr.Accordion("Export (with review edits)", open=False):
@@ -343,6 +347,18 @@ def build_review(ctx: AppContext, token: gr.State):
                 progress_html(verification.progress(ctx.store, ctx.dataset(b))),
                 ok_html(f"{iid}: {kind} decided by {user.name}"))
 
+    @guarded(7, 6)
+    def on_reopen(tok, b, key, why):
+        user = staff(tok)
+        if not key:
+            raise ValueError("choose a dispute first")
+        iid, kind, tid = key.split("|", 2)
+        verification.reopen(ctx.store, user, current_item(ctx, b, iid), tid, why)
+        html, dd = adj_view(b, key)
+        return (html, dd, "", "", trail_html(ctx.store.verifications(b, iid)),
+                progress_html(verification.progress(ctx.store, ctx.dataset(b))),
+                ok_html(f"{iid}: {kind} reopened by {user.name}"))
+
     @guarded(1, 0)
     def on_export(tok, b, f, name, only_verified):
         user = staff(tok)
@@ -377,5 +393,7 @@ def build_review(ctx: AppContext, token: gr.State):
     adj_pick.change(on_adj_pick, [token, bench, adj_pick], [adj_queue, dispute, item, msg], api_visibility="private")
     resolve.click(on_resolve, [token, bench, dispute, decision, adj_reason],
                   [adj_queue, dispute, decision, adj_reason, trail, progress, msg], api_name="review_adjudicate")
+    reopen.click(on_reopen, [token, bench, dispute, adj_reason],
+                 [adj_queue, dispute, decision, adj_reason, trail, progress, msg], api_name="review_reopen")
     do_export.click(on_export, [token, bench, fmt, out_name, verified_only], [export_msg], api_name="review_export")
     return refresh_io

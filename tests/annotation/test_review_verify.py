@@ -208,6 +208,10 @@ def test_withdraw_and_change_until_a_reviewer_decides(store, people):
     assert verification.reveal(store, people["bob"], it, 0)["locked"] is True
     trail = verification.audit_trail(store, people["ann"], "interactionbench", it.id)
     assert {r.user for r in trail} == {"ann", "rev"}
+    verification.reopen(store, people["rev"], it, "0", "bob asked for a second look")
+    assert verification.disputes(store, ds)[0].decision is None
+    verification.withdraw_mark(store, people["bob"], it, 0)  # open again: the verifier may change it
+    assert verification.disputes(store, ds) == []
 
 
 def test_prefix_disagreement_is_disputed_not_flagged_until_adjudicated(store, people):
