@@ -48,6 +48,9 @@ def test_review_edit_with_audit_record(app_server, page):
     page.wait_for_function("() => { const v = document.querySelector('#review-video');"
                            " return v && v.dataset.item === 'is-t2-blue' && v.readyState >= 1; }", timeout=30000)
     page.wait_for_selector("#review-video-targets", timeout=20000)
+    # the form opens on a field this item can change (its trigger time), not request.time
+    page.wait_for_function("() => document.querySelector('#review-field input').value === 'target.g1.anchor'",
+                           timeout=20000)
 
     # frame-accurate navigation: next target jumps to the window start (10 s), +1 frame adds 1/25 s
     page.click("#review-next-target")

@@ -190,3 +190,29 @@ def test_prefix_walk_of_32_intervals_with_keys_only(app_server, page):
     page.wait_for_selector('#verify-prefix-result[data-status="pass"]', timeout=30000)
     assert verification.item_prefix_status(store, item) == "pass"
     assert len(store.verifications("proactivebench", "pb-ss-erase", user="walker", kind="prefix")) == 32
+
+
+def test_calibration_in_the_page_stores_the_median_reaction_as_the_offset(app_server, page):
+    store = Store(app_server.db)
+    auth.create_user(store, "cal", "annotator", "cal-password")
+    page.goto(app_server.url + "/")
+    page.get_by_role("tab", name="Annotation").click()
+    sign_in(page, "cal", "cal-password")
+    page.wait_for_selector('#verify-offset[data-offset="0.000"]', timeout=20000)
+    page.click("#verify-offset-acc")
+    page.click("button[data-calibrate]")
+    green = "() => getComputedStyle(document.getElementById('verify-calib-flash')).backgroundColor === 'rgb(46, 160, 67)'"
+    for _ in range(5):
+        page.wait_for_function(green, timeout=20000)
+        page.wait_for_timeout(150)  # a person's reaction, not a measured threshold
+        page.keyboard.press("c")
+        page.wait_for_function(f"() => !({green})()", timeout=20000)
+    page.wait_for_function("() => { const o = document.getElementById('verify-offset');"
+                           " return o && o.dataset.offset !== '0.000'; }", timeout=20000)
+    (rec,) = store.verifications(user="cal", kind="calibration")
+    xs = sorted(rec.value["reactions"])
+    assert len(xs) == 5 and all(0.05 <= x <= 1.5 for x in xs)
+    assert rec.value["offset"] == round(xs[2], 3)  # the median of five
+    assert page.locator("#verify-offset").get_attribute("data-offset") == f"{rec.value['offset']:.3f}"
+    user = auth.User("cal", "annotator")
+    assert verification.offset_of(store, user) == rec.value["offset"]
