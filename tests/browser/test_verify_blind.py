@@ -108,8 +108,10 @@ def test_blind_mark_by_key_while_playing_withdraw_and_mark_by_click(app_server, 
 
     # mark by click: click the timeline (seek), then "Use player time" while paused: no offset
     canvas = page.locator("#verify-timeline-canvas")
+    canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
-    page.mouse.click(box["x"] + box["width"] * 12.4 / 30.0, box["y"] + box["height"] / 2)
+    dur = float(page.locator('.ib-wb[data-video="verify-video"]').get_attribute("data-duration"))
+    page.mouse.click(box["x"] + box["width"] * 12.4 / dur, box["y"] + box["height"] / 2)
     page.wait_for_function("() => { const v = document.getElementById('verify-video');"
                            " return !v.seeking && Math.abs(v.currentTime - 12.4) < 0.3; }", timeout=20000)
     page.click("#verify-use-time")
