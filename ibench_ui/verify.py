@@ -362,8 +362,10 @@ def build_verify(ctx: AppContext, token: gr.State):
         it = current_item(ctx, b, iid)
         plan = verification.prefix_plan(it)
         starts = [p[0] for p in plan]
-        if s is None:  # after the last verdict: back to the last interval
-            at = starts[-1] if starts else None
+        if s is None:  # the walk ended (pass, or a hit): back to the interval decided last
+            mine = ctx.store.verifications(b, iid, user=user.name, kind=verification.PREFIX)
+            last = [float(r.value["start"]) for r in mine if not r.value.get("withdrawn")]
+            at = last[-1] if last else (starts[-1] if starts else None)
         else:
             k = next((i for i, x in enumerate(starts) if abs(x - float(s)) < 1e-6), 0)
             at = starts[max(0, k - 1)]
