@@ -279,7 +279,8 @@
     if (calib.on && e.key === "c") { if (calibHit(e.timeStamp)) e.preventDefault(); return; }
     if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;
     const id = activeId(); if (!id) return;
-    const pre = id.split("-")[0], walk = id === "verify-video" && document.getElementById("verify-prefix-current");
+    const pre = id.split("-")[0], walk = id === "verify-video" && document.getElementById("verify-prefix-walk");
+    const interval = walk && document.getElementById("verify-prefix-current");
     let done = true;
     switch (e.key) {
       case "ArrowLeft": P.step(id, e.shiftKey ? -0.1 : -1); break;
@@ -300,12 +301,12 @@
       case "j": done = clickId(`#${pre}-next`); break;
       case "w": done = id === "verify-video" && clickId("#verify-prefix-start"); break;
       case "u": done = clickId(`#${pre}-withdraw`); break;
-      case "y": done = !!walk && clickId("#verify-prefix-hit"); break;
-      case "n": done = !!walk && clickId("#verify-prefix-clear"); break;
+      case "y": done = !!interval && clickId("#verify-prefix-hit"); break;
+      case "n": done = !!interval && clickId("#verify-prefix-clear"); break;
       case "b": case "Backspace": done = !!walk && clickId("#verify-prefix-back"); break;
-      case "r": done = !!walk && clickId("#verify-prefix-play"); break;
+      case "r": done = !!interval && clickId("#verify-prefix-play"); break;
       case "Enter":
-        if (walk && !document.querySelector("#verify-prefix-result")) done = clickId("#verify-prefix-clear");
+        if (interval) done = clickId("#verify-prefix-clear");
         else done = clickId(`#${pre}-submit`);
         break;
       default: done = false;

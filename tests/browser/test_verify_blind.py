@@ -136,6 +136,11 @@ def test_blind_mark_by_key_while_playing_withdraw_and_mark_by_click(app_server, 
     assert "not yet" in page.inner_text("#verify-prefix-current")  # the earlier verdict is shown
     page.keyboard.press("Enter")
     page.wait_for_selector('#verify-prefix-current[data-start="10.000"]', timeout=20000)
+    page.keyboard.press("y")  # already satisfied: the walk fails ...
+    page.wait_for_selector('#verify-prefix-result[data-status="fail"]', timeout=20000)
+    page.keyboard.press("b")  # ... until the verifier goes back and changes that verdict
+    page.wait_for_selector('#verify-prefix-current[data-start="10.000"]', timeout=20000)
+    assert "already satisfied" in page.inner_text("#verify-prefix-current")
     page.keyboard.press("n")
     page.wait_for_selector('#verify-prefix-current[data-start="11.000"]', timeout=20000)
     page.keyboard.press("n")
