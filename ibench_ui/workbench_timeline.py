@@ -22,7 +22,7 @@ SHORTCUTS = [
     ("+ / − / 0", "zoom in / out / fit"), ("l", "loop the highlighted region"), ("m", "mark now (while playing too)"),
     ("Enter", "submit the mark / interval not satisfied"), ("u", "withdraw my mark"), ("j", "next unverified item"),
     ("w", "start / resume the prefix walk"), ("n / y", "prefix interval: not yet / already satisfied"), ("b / Backspace", "prefix walk: back one interval"),
-    ("r", "replay the interval exactly"), ("?", "show / hide this sheet"),
+    ("r", "replay the interval exactly"), ("? / F1", "show / hide this sheet"),
     ("click timeline", "seek there"), ("drag a green edge or red anchor", "propose a new time (staff)"),
 ]
 

@@ -296,7 +296,7 @@
       case "-": zoom(id, 2); break;
       case "0": { const s = st(id); s.v0 = 0; s.v1 = duration(id); break; }
       case "l": toggleLoop(id); break;
-      case "?": { const sh = document.querySelector(`.ib-wb[data-video="${id}"] .ib-wb-keys`); if (sh) sh.hidden = !sh.hidden; break; }
+      case "?": case "F1": { const sh = document.querySelector(`.ib-wb[data-video="${id}"] .ib-wb-keys`); if (sh) sh.hidden = !sh.hidden; break; }
       case "m": if (e.repeat) break; P.snapshot(id, "key"); done = clickId(`#${pre}-keymark`); break;
       case "j": done = clickId(`#${pre}-next`); break;
       case "w": done = id === "verify-video" && clickId("#verify-prefix-start"); break;
