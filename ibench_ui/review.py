@@ -212,8 +212,12 @@ def build_review(ctx: AppContext, token: gr.State):
         return table_html(["target", "kind", "time", "window", "reference answer"], rows, "review-video-targets")
 
     def marks_of(it: Item) -> list[dict]:
+        """Verifiers' current marks (blue) and logged responses (orange) as points on the timeline."""
         cur = verification.current_marks(ctx.store.verifications(it.benchmark, it.id, kind=verification.TRIGGER))
-        return [{"t": v.value["t"], "label": u} for (u, _i, _t), v in sorted(cur.items())]
+        pts = [{"t": v.value["t"], "label": u} for (u, _i, _t), v in sorted(cur.items())]
+        pts += [{"t": r.t, "label": r.responder, "color": "#d97706"}
+                for r in ctx.store.responses(item_id=it.id, benchmark=it.benchmark)[:200]]
+        return pts
 
     def undo_choices(b: str, iid: str):
         recs = [r for r in ctx.store.reviews(b, iid) if r.field != review.STATUS_FIELD and r.status != review.DERIVED]
