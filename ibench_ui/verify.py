@@ -125,7 +125,7 @@ def _capture(raw: str, typed: str) -> tuple[float, bool, str]:
         cap = None
     if isinstance(cap, dict) and isinstance(cap.get("t"), (int, float)) and abs(float(cap["t"]) - t) < 0.0006:
         src = cap.get("source") if cap.get("source") in verification.SOURCES else "typed"
-        return float(cap["t"]), bool(cap.get("playing")) and src == "key", src
+        return float(cap["t"]), bool(cap.get("playing")) and src != "typed", src
     return t, False, "typed"
 
 
