@@ -14,7 +14,7 @@ import gradio as gr
 from annotation import auth, interchange, review, verification
 from annotation.edits import current_value, default_field, valid_fields
 from annotation.model import Item
-from ibench_ui.auth_ui import guarded, ok_html
+from ibench_ui.handlers import guarded, ok_html
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, item_details_html, table_html, video_html
 from ibench_ui.workbench_timeline import (build_controls, hidden_picker, pick_table, picked, picked_item_update,

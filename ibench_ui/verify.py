@@ -15,7 +15,7 @@ import gradio as gr
 
 from annotation import agreement, auth, verification
 from annotation.model import Item
-from ibench_ui.auth_ui import guarded, ok_html
+from ibench_ui.handlers import guarded, ok_html
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, table_html, video_html
 from ibench_ui.review import current_item
