@@ -91,6 +91,11 @@
     if (!cv || el.offsetParent === null) return;
     const dpr = window.devicePixelRatio || 1, W = cv.clientWidth, H = cv.clientHeight;
     if (!W) return;
+    const [sv0, sv1] = view(id);  // redraw only when something on it changed (the box has 2 cores)
+    const sig = [W, H, sv0, sv1, v ? v.currentTime : -1, v ? v.playbackRate : 1, el.dataset.targets, el.dataset.marks,
+                 el.dataset.region, el._peaksKey === el.dataset.peaks ? 1 : el.dataset.peaks.length].join("|");
+    if (sig === el._sig) return;
+    el._sig = sig;
     if (cv.width !== Math.round(W * dpr)) { cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr); }
     const g = cv.getContext("2d"); g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, W, H);
     const [v0, v1] = view(id), X = (t) => (t - v0) / (v1 - v0) * W;
