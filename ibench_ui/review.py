@@ -145,7 +145,9 @@ def build_review(ctx: AppContext, token: gr.State):
         refresh = gr.Button("Refresh queue", elem_id="review-refresh")
     queue = gr.HTML("", elem_id="review-queue", js_on_load=None)
     pick = hidden_picker("review")
-    item = gr.Dropdown([], value=None, label="Item", elem_id="review-item", allow_custom_value=True)
+    with gr.Row():
+        item = gr.Dropdown([], value=None, label="Item", elem_id="review-item", allow_custom_value=True, scale=4)
+        nxt = gr.Button("Next in queue (j)", size="sm", elem_id="review-next", scale=1)
     msg = gr.HTML("", elem_id="review-msg", js_on_load=None)
     with gr.Row():
         with gr.Column(scale=3):
@@ -314,6 +316,15 @@ def build_review(ctx: AppContext, token: gr.State):
         tl, det, h, tr, undos, ok = saved(b, iid, f"undone: {rec.field} back to {_fmt(rec.new_value)} (by {user.name})")
         return tl, det, h, tr, undos, "", ok
 
+    @guarded(2, 1)
+    def on_next(tok, b, sf, af, iid):
+        staff(tok)
+        ids = [r[0] for r in queue_rows(ctx, b, sf, af or "")]
+        if not ids:
+            return gr.update(), ok_html("The queue is empty for these filters.")
+        later = ids[ids.index(iid) + 1:] if iid in ids else ids
+        return gr.update(value=(later or ids)[0]), ""
+
     @guarded(4, 3)
     def on_status(tok, b, iid, s, c):
         user = staff(tok)
@@ -394,6 +405,7 @@ def build_review(ctx: AppContext, token: gr.State):
     set_status.click(on_status, [token, bench, item, status, comment], [details, hist, comment, msg],
                      api_name="review_status")
     pick.change(on_pick, [token, bench, pick], [item, msg], api_visibility="private")
+    nxt.click(on_next, [token, bench, status_f, annot_f, item], [item, msg], api_name="review_next")
     adj_pick.change(on_adj_pick, [token, bench, adj_pick], [adj_queue, dispute, item, msg], api_visibility="private")
     resolve.click(on_resolve, [token, bench, dispute, decision, adj_reason],
                   [adj_queue, dispute, decision, adj_reason, trail, progress, msg], api_name="review_adjudicate")

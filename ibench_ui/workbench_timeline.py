@@ -20,7 +20,7 @@ SHORTCUTS = [
     ("Space / k", "play / pause"), ("← / →", "−1 s / +1 s"), ("Shift+← / Shift+→", "−0.1 s / +0.1 s"),
     (", / .", "−1 frame / +1 frame"), ("< / >", "slower / faster (0.25–2x)"), ("[ / ]", "previous / next target"),
     ("+ / − / 0", "zoom in / out / fit"), ("l", "loop the highlighted region"), ("m", "mark now (while playing too)"),
-    ("Enter", "submit the mark / interval not satisfied"), ("u", "withdraw my mark"), ("j", "next unverified item"),
+    ("Enter", "submit the mark / interval not satisfied"), ("u", "withdraw my mark"), ("j", "next unverified item (Verify) / next in queue (Review)"),
     ("w", "start / resume the prefix walk"), ("n / y", "prefix interval: not yet / already satisfied"), ("b / Backspace", "prefix walk: back one interval"),
     ("r", "replay the interval exactly"), ("? / F1", "show / hide this sheet"),
     ("click timeline", "seek there"), ("drag a green edge or red anchor", "propose a new time (staff)"),

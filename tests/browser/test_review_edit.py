@@ -158,3 +158,8 @@ def test_drag_window_edge_undo_and_adjudicate(app_server, page):
     with pytest.raises(PermissionError, match="closed"):
         verification.withdraw_mark(Store(app_server.db), ana, blue, 0)
     page.wait_for_selector("#review-trail-table >> text=decided trigger", timeout=20000)
+    # j: the next item in the (filtered) queue
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("j")
+    page.wait_for_function("() => { const v = document.querySelector('#review-video');"
+                           " return v && v.dataset.item === 'is-t6-wave'; }", timeout=30000)
