@@ -1,11 +1,14 @@
 """Blind trigger verification and silence-prefix verification (ProactiveBench's protocol), as
-append-only `Verification` records, plus the agreement report and the verified subset.
+append-only `Verification` records, plus adjudication, the agreement report and the verified subset.
 
 Blind: an annotator sees the recording and the request, never the proposed time, and marks the
-earliest moment the event is unambiguously observable; the comparison is revealed only after the
-mark is stored, and a submitted mark is final. Prefix: the verifier walks the prefix before the
-response window one interval at a time and marks any interval that already satisfies the request;
-an item whose prefix fails is flagged for exclusion. Annotators only ever read their own records."""
+earliest moment the event is unambiguously observable (to the millisecond; a mark made while the media
+plays has the annotator's calibrated reaction-time offset subtracted, and keeps it); the comparison is
+revealed only after the mark is stored. Prefix: the verifier walks the prefix before the response window
+one interval at a time and marks any interval that already satisfies the request. A verifier may
+withdraw or change their records (each change is a new row) until a reviewer decides: marks more than
+0.5 s apart and any prefix disagreement form the adjudication queue, and the reviewer's decision (with a
+reason) is final until reopened. Annotators only ever read their own records and the decisions."""
 from __future__ import annotations
 
 import math
