@@ -37,6 +37,32 @@ def editable_fields(item: Item) -> list[str]:
     return out
 
 
+def valid_fields(item: Item) -> list[str]:
+    """The fields this item's benchmark lets a reviewer change (re-applying the current value passes the
+    loader's checks): an InteractionBench type B/C question has no request time, its windows follow the
+    answers, and so on."""
+    out = []
+    for f in editable_fields(item):
+        cur = current_value(item, f)
+        if cur is None and not f.endswith((".text", ".reference")):
+            continue
+        try:
+            apply_field(item, f, cur)
+        except (ValueError, KeyError, TypeError, IndexError):
+            continue
+        out.append(f)
+    return out
+
+
+def default_field(item: Item) -> Optional[str]:
+    """The field the review form opens on: the first target's time, else the first field that can change."""
+    fields = valid_fields(item)
+    for f in fields:
+        if f.startswith("target.") and f.endswith(".anchor"):
+            return f
+    return fields[0] if fields else None
+
+
 def current_value(item: Item, field: str) -> Any:
     part, tid, prop = split_field(field)
     if part == "request":

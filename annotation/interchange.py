@@ -1,5 +1,6 @@
 """Import/export of a dataset's time structure in shared formats: CSV and JSONL (one row per target),
-ELAN `.eaf` (request, targets and responses as tiers, one file per item) and WebVTT (one file per item);
+ELAN `.eaf` (request, targets and responses as tiers, one file per item, through pympi-ling) and
+WebVTT (one file per item, through webvtt-py);
 plus the native layout through each benchmark's loader. CSV/JSONL rows read back become review edits.
 
 Every output path is resolved inside an export root (`annotation.paths.resolve_inside`)."""
@@ -9,7 +10,6 @@ import csv
 import io
 import json
 import re
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
@@ -156,54 +156,53 @@ def _spans(item: Item) -> list[tuple[str, float, float, str]]:
     return spans
 
 
-def eaf_xml(item: Item, responses: Iterable[Response] = (), media_url: Optional[str] = None) -> str:
-    """An ELAN 3.0 document: tiers 'request', 'targets' and one 'responses <responder>' tier per responder."""
-    root = ET.Element("ANNOTATION_DOCUMENT", {"AUTHOR": "ibench-ui", "FORMAT": "3.0", "VERSION": "3.0",
-                                              "DATE": "1970-01-01T00:00:00Z"})
-    header = ET.SubElement(root, "HEADER", {"MEDIA_FILE": "", "TIME_UNITS": "milliseconds"})
-    if item.stream.video_path or media_url:
-        url = media_url or Path(item.stream.video_path).resolve().as_uri()
-        ET.SubElement(header, "MEDIA_DESCRIPTOR", {"MEDIA_URL": url, "MIME_TYPE": "video/mp4"})
-    prop = ET.SubElement(header, "PROPERTY", {"NAME": "ibench:item"})
-    prop.text = f"{item.benchmark}/{item.id}"
-    order = ET.SubElement(root, "TIME_ORDER")
+def _tiers(item: Item, responses: Iterable[Response]) -> dict[str, list[tuple[float, float, str]]]:
     tiers: dict[str, list[tuple[float, float, str]]] = {"request": [], "targets": []}
     for tier, s, e, text in _spans(item):
         tiers[tier].append((s, e, text))
     for r in responses:
         tiers.setdefault(f"responses {r.responder}", []).append((r.t, r.t + 0.5, r.text or r.kind))
-    slot = 0
-    ann = 0
-    tier_elems = []
-    for name, spans in tiers.items():
-        tier = ET.Element("TIER", {"TIER_ID": name, "LINGUISTIC_TYPE_REF": "default-lt"})
+    return tiers
+
+
+def eaf_document(item: Item, responses: Iterable[Response] = (), media_url: Optional[str] = None):
+    """An ELAN document (pympi's `Eaf`): tiers 'request', 'targets' and one 'responses <responder>' tier
+    per responder, times in milliseconds, the media linked, the item named in a property."""
+    from pympi.Elan import Eaf
+    eaf = Eaf(author="ibench-ui")
+    eaf.remove_tier("default")  # pympi starts every document with an empty tier of that name
+    if item.stream.video_path or media_url:
+        eaf.add_linked_file(media_url or Path(item.stream.video_path).resolve().as_uri(), mimetype="video/mp4")
+    eaf.add_property("ibench:item", f"{item.benchmark}/{item.id}")
+    for name, spans in _tiers(item, responses).items():
+        eaf.add_tier(name)
+        used: set[tuple[int, int]] = set()
         for s, e, text in spans:
-            ids = []
-            for t in (s, e):
-                slot += 1
-                ET.SubElement(order, "TIME_SLOT", {"TIME_SLOT_ID": f"ts{slot}", "TIME_VALUE": str(_ms(t))})
-                ids.append(f"ts{slot}")
-            ann += 1
-            a = ET.SubElement(ET.SubElement(tier, "ANNOTATION"), "ALIGNABLE_ANNOTATION",
-                              {"ANNOTATION_ID": f"a{ann}", "TIME_SLOT_REF1": ids[0], "TIME_SLOT_REF2": ids[1]})
-            ET.SubElement(a, "ANNOTATION_VALUE").text = text
-        tier_elems.append(tier)
-    root.extend(tier_elems)
-    ET.SubElement(root, "LINGUISTIC_TYPE", {"LINGUISTIC_TYPE_ID": "default-lt", "TIME_ALIGNABLE": "true",
-                                            "GRAPHIC_REFERENCES": "false"})
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+            a, b = _ms(s), max(_ms(e), _ms(s) + 1)
+            while (a, b) in used:  # ELAN forbids two annotations on one tier at identical times
+                b += 1
+            used.add((a, b))
+            eaf.add_annotation(name, a, b, text)
+    return eaf
+
+
+def write_eaf(item: Item, path: Path, responses: Iterable[Response] = (), media_url: Optional[str] = None) -> Path:
+    """Write the item's ELAN file through pympi."""
+    from pympi.Elan import to_eaf
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    to_eaf(str(path), eaf_document(item, responses, media_url))
+    return path
 
 
 def read_eaf(path: Path) -> dict[str, list[tuple[float, float, str]]]:
-    """Tiers of an .eaf file as {tier: [(start s, end s, text)]} (enough to check or import marks)."""
-    root = ET.parse(path).getroot()
-    slots = {s.get("TIME_SLOT_ID"): int(s.get("TIME_VALUE")) / 1000.0 for s in root.iter("TIME_SLOT")}
+    """Tiers of an .eaf file as {tier: [(start s, end s, text)]}, read through pympi."""
+    from pympi.Elan import Eaf
+    eaf = Eaf(str(path))
     out: dict[str, list[tuple[float, float, str]]] = {}
-    for tier in root.iter("TIER"):
-        for a in tier.iter("ALIGNABLE_ANNOTATION"):
-            out.setdefault(tier.get("TIER_ID"), []).append(
-                (slots[a.get("TIME_SLOT_REF1")], slots[a.get("TIME_SLOT_REF2")], a.findtext("ANNOTATION_VALUE") or ""))
+    for tier in eaf.get_tier_names():
+        rows = sorted(eaf.get_annotation_data_for_tier(tier))
+        out[tier] = [(a / 1000.0, b / 1000.0, v) for a, b, v, *_ in rows]
     return out
 
 
@@ -215,20 +214,38 @@ def _vtt_time(t: float) -> str:
     return f"{h:02d}:{m:02d}:{s:02d}.{ms:03d}"
 
 
+def _vtt_seconds(stamp: str) -> float:
+    parts = stamp.split(":")
+    sec = float(parts[-1]) + 60 * float(parts[-2]) + (3600 * float(parts[-3]) if len(parts) > 2 else 0.0)
+    return round(sec, 3)
+
+
 def _vtt_text(text: str) -> str:
     """Cue text with WebVTT's markup characters escaped and no blank lines (they would end the cue)."""
     t = (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("-->", "--&gt;")
     return "\n".join(line for line in t.splitlines() if line.strip()) or " "
 
 
-def vtt_text(item: Item, responses: Iterable[Response] = ()) -> str:
+def vtt_document(item: Item, responses: Iterable[Response] = ()):
+    """A WebVTT document (webvtt-py): one cue per request, target and response, in time order."""
+    import webvtt
     cues = [(s, e, f"{tier}: {text}") for tier, s, e, text in _spans(item)]
     cues += [(r.t, r.t + 0.5, f"{r.responder}: {r.text or r.kind}") for r in responses]
     cues.sort(key=lambda c: (c[0], c[1]))
-    parts = ["WEBVTT", f"NOTE {item.benchmark}/{item.id}".replace("-->", "->")]
-    for k, (s, e, text) in enumerate(cues, 1):
-        parts.append(f"{k}\n{_vtt_time(s)} --> {_vtt_time(e)}\n{_vtt_text(text)}")
-    return "\n\n".join(parts) + "\n"
+    captions = [webvtt.Caption(_vtt_time(s), _vtt_time(e), _vtt_text(text), identifier=str(k))
+                for k, (s, e, text) in enumerate(cues, 1)]
+    return webvtt.WebVTT(captions=captions, header_comments=[f"{item.benchmark}/{item.id}".replace("-->", "->")])
+
+
+def vtt_text(item: Item, responses: Iterable[Response] = ()) -> str:
+    return vtt_document(item, responses).content
+
+
+def read_vtt(path: Path) -> list[tuple[float, float, str]]:
+    """Cues of a WebVTT file as (start s, end s, text with entities decoded), read through webvtt-py."""
+    import html
+    import webvtt
+    return [(_vtt_seconds(c.start), _vtt_seconds(c.end), html.unescape(c.text)) for c in webvtt.read(str(path))]
 
 
 # ---------------------------------------------------------------- one entry point
@@ -264,6 +281,9 @@ def export(dataset: Dataset, fmt: str, export_root: str | Path, rel_out: str | P
             stem = f"{safe_name(it.id)}-{k}"
         used.add(stem.lower())
         name = stem + (".eaf" if fmt == "eaf" else ".vtt")
-        text = eaf_xml(it, by_item.get(it.id, ())) if fmt == "eaf" else vtt_text(it, by_item.get(it.id, ()))
-        resolve_inside(out, name).write_text(text, encoding="utf-8")
+        target = resolve_inside(out, name)
+        if fmt == "eaf":
+            write_eaf(it, target, by_item.get(it.id, ()))
+        else:
+            target.write_text(vtt_text(it, by_item.get(it.id, ())), encoding="utf-8")
     return out

@@ -16,6 +16,7 @@ from annotation.store import Store
 
 STATUSES = ("accepted", "needs-fix", "rejected")
 STATUS_FIELD = "status"
+DERIVED = "derived"  # `status` of a record for a field that changed because another field was edited
 
 
 def edit(store: Store, user: User, item: Item, field: str, raw_value, reason: str) -> Review:
@@ -30,9 +31,31 @@ def edit(store: Store, user: User, item: Item, field: str, raw_value, reason: st
     old = current_value(item, field)
     if _same(old, value):
         raise ValueError(f"{item.benchmark}/{item.id}: {field} is already {old!r}")
-    apply_field(item, field, value)  # raises with the loader's message when the edit is invalid
-    return store.add_review(Review(id="", benchmark=item.benchmark, item_id=item.id, user=user.name, field=field,
-                                   old_value=old, new_value=value, reason=reason, created=time.time()))
+    after = apply_field(item, field, value)  # raises with the loader's message when the edit is invalid
+    now = time.time()
+    rec = store.add_review(Review(id="", benchmark=item.benchmark, item_id=item.id, user=user.name, field=field,
+                                  old_value=old, new_value=value, reason=reason, created=now))
+    for other in editable_fields(item):  # every other field the change moved is recorded too (not re-applied)
+        if other == field:
+            continue
+        try:
+            a, b = current_value(item, other), current_value(after, other)
+        except KeyError:
+            continue
+        if not _same(a, b):
+            store.add_review(Review(id="", benchmark=item.benchmark, item_id=item.id, user=user.name, field=other,
+                                    old_value=a, new_value=b, reason=f"{reason} (follows {field})", created=now,
+                                    status=DERIVED))
+    return rec
+
+
+def revert(store: Store, user: User, item: Item, record_id: str, reason: str) -> Review:
+    """Undo one earlier edit through the audit trail: a new edit that sets its field back to the old value."""
+    recs = [r for r in store.reviews(item.benchmark, item.id) if r.id == record_id]
+    if not recs or recs[0].field == STATUS_FIELD or recs[0].status == DERIVED:
+        raise ValueError(f"{item.benchmark}/{item.id}: no field edit {record_id!r} to undo")
+    return edit(store, user, item, recs[0].field, recs[0].old_value, f"undo {record_id}: {(reason or '').strip()}"
+                if (reason or "").strip() else "")
 
 
 def set_status(store: Store, user: User, item: Item, status: str, comment: str = "") -> Review:
@@ -63,7 +86,7 @@ def status_of(records: Iterable[Review]) -> str:
 def edited_item(item: Item, records: Iterable[Review]) -> Item:
     """The item with its field edits applied in record order (status records are skipped)."""
     for r in records:
-        if r.item_id != item.id or r.benchmark != item.benchmark or r.field == STATUS_FIELD:
+        if r.item_id != item.id or r.benchmark != item.benchmark or r.field == STATUS_FIELD or r.status == DERIVED:
             continue
         item = apply_field(item, r.field, r.new_value)
     return item
@@ -73,7 +96,7 @@ def apply_edits(dataset: Dataset, edits: Iterable[Review]) -> Dataset:
     """A new Dataset whose items (and native records) carry the review edits; the input is untouched."""
     by_item: dict[str, list[Review]] = {}
     for r in edits:
-        if r.benchmark == dataset.benchmark and r.field != STATUS_FIELD:
+        if r.benchmark == dataset.benchmark and r.field != STATUS_FIELD and r.status != DERIVED:
             by_item.setdefault(r.item_id, []).append(r)
     missing = sorted(set(by_item) - {it.id for it in dataset.items})
     if missing:
@@ -103,5 +126,5 @@ def _same(a, b) -> bool:
     return a == b
 
 
-__all__ = ["STATUSES", "edit", "set_status", "history", "status_of", "edited_item", "apply_edits", "statuses",
+__all__ = ["STATUSES", "DERIVED", "edit", "revert", "set_status", "history", "status_of", "edited_item", "apply_edits", "statuses",
            "fields_of", "split_field"]

@@ -7,41 +7,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-import functools
-from typing import Callable
-
 import gradio as gr
 
 from annotation import auth
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, table_html
 
-GUARDED = (PermissionError, ValueError, KeyError)
-
-
-def error_html(exc: BaseException) -> str:
-    msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-    kind = "Not allowed" if isinstance(exc, PermissionError) else "Error"
-    return f'<div class="ib-error" role="alert"><b>{kind}:</b> {esc(msg)}</div>'
-
-
-def ok_html(msg: str) -> str:
-    return f'<div class="ib-ok" role="status">{esc(msg)}</div>'
-
-
-def guarded(n_out: int, msg_index: int) -> Callable:
-    """Turn permission and input errors into a message in output `msg_index`; other outputs stay as they are."""
-    def deco(fn):
-        @functools.wraps(fn)
-        def wrapper(*args):
-            try:
-                return fn(*args)
-            except GUARDED as exc:
-                out = [gr.update() for _ in range(n_out)]
-                out[msg_index] = error_html(exc)
-                return tuple(out) if n_out > 1 else out[0]
-        return wrapper
-    return deco
+# the handlers' helpers live in ibench_ui.handlers, so Verify and Review need not import this module
+from ibench_ui.handlers import GUARDED, error_html, guarded, ok_html  # noqa: F401
 
 
 def build_annotation_tabs(ctx: AppContext, token: Optional[gr.State] = None) -> None:

@@ -61,20 +61,36 @@ def test_csv_edit_becomes_a_change(tmp_path):
 
 
 def test_eaf_has_request_target_and_response_tiers_with_escaped_text(tmp_path):
+    from pympi.Elan import Eaf
     ds = load("interactscope", probe_media=False)
     it = ds.get("is-t2-blue")
     evil = "<script>alert(1)</script> & \"q\""
     resp = [Response(id="r1", item_id=it.id, benchmark="interactscope", responder="human:ann", session_id="s",
-                     t=11.25, kind="text", text=evil)]
-    xml = interchange.eaf_xml(it, resp)
-    assert "<script>" not in xml
-    root = ET.fromstring(xml.split("\n", 1)[1])
+                     t=11.2504, kind="text", text=evil)]
+    path = interchange.write_eaf(it, tmp_path / "x.eaf", resp)
+    xml = path.read_text(encoding="utf-8")
+    assert "<script>" not in xml and "&lt;script&gt;" in xml
+    root = ET.fromstring(xml.encode("utf-8"))
     assert root.tag == "ANNOTATION_DOCUMENT"
-    (tmp_path / "x.eaf").write_text(xml, encoding="utf-8")
-    tiers = interchange.read_eaf(tmp_path / "x.eaf")
+    tiers = interchange.read_eaf(path)
     assert set(tiers) == {"request", "targets", "responses human:ann"}
     assert tiers["targets"][0][:2] == (10.0, 13.0)
-    assert tiers["responses human:ann"][0] == (11.25, 11.75, evil)
+    assert tiers["responses human:ann"][0] == (11.25, 11.75, evil)  # milliseconds, ELAN's unit
+    eaf = Eaf(str(path))  # the library reads what we wrote, media link and item property included
+    assert ("ibench:item", "interactscope/is-t2-blue") in eaf.properties
+    assert [d["MEDIA_URL"] for d in eaf.media_descriptors][0].endswith(".mp4")
+
+
+def test_eaf_written_by_pympi_reads_back(tmp_path):
+    from pympi.Elan import Eaf, to_eaf
+    eaf = Eaf(author="someone else")
+    eaf.add_tier("marks ann")
+    eaf.add_annotation("marks ann", 7291, 7791, "ball appears")
+    eaf.add_annotation("marks ann", 12000, 12001, "second")
+    to_eaf(str(tmp_path / "theirs.eaf"), eaf)
+    tiers = interchange.read_eaf(tmp_path / "theirs.eaf")
+    assert tiers["marks ann"] == [(7.291, 7.791, "ball appears"), (12.0, 12.001, "second")]
+    assert tiers["default"] == []
 
 
 def test_vtt_cues_are_ordered_and_inert(tmp_path):
@@ -86,6 +102,19 @@ def test_vtt_cues_are_ordered_and_inert(tmp_path):
     assert text.startswith("WEBVTT\n")
     assert "<b>" not in text and "&lt;b&gt;" in text and "\n\n--> arrow" not in text
     assert "00:00:03.000 --> 00:00:03.500" in text and "00:00:11.000 --> 00:00:14.000" in text
+    (tmp_path / "x.vtt").write_text(text, encoding="utf-8")
+    cues = interchange.read_vtt(tmp_path / "x.vtt")
+    assert (3.0, 3.5, "model:x: <b>bold</b>\n--&gt; arrow".replace("--&gt;", "-->")) in cues
+    assert cues == sorted(cues, key=lambda c: (c[0], c[1]))
+
+
+def test_vtt_written_by_webvtt_py_reads_back(tmp_path):
+    import webvtt
+    doc = webvtt.WebVTT(captions=[webvtt.Caption("00:00:07.291", "00:00:07.791", "ann: ball &amp; cup"),
+                                  webvtt.Caption("00:01:02.005", "00:01:03.000", "second line")])
+    doc.save(str(tmp_path / "theirs.vtt"))
+    assert interchange.read_vtt(tmp_path / "theirs.vtt") == [(7.291, 7.791, "ann: ball & cup"),
+                                                             (62.005, 63.0, "second line")]
 
 
 def test_eaf_and_vtt_files_per_item(tmp_path):

@@ -72,6 +72,9 @@ def test_review_edit_is_an_audit_record_and_reaches_the_export(store, people, tm
     r2 = review.edit(store, people["rev"], it2, "target.onset.anchor", "11", "second look")
     review.set_status(store, people["rev"], it, "needs-fix", "check again")
     hist = review.history(store, "proactivebench", it.id)
+    assert [(h.field, h.old_value, h.new_value) for h in hist if h.status == "derived"] == [
+        ("target.onset.window", [9.0, 11.0], [10.0, 12.0]), ("target.onset.window", [10.0, 12.0], [11.0, 13.0])]
+    hist = [h for h in hist if h.status != "derived"]
     assert [(h.field, h.old_value, h.new_value, h.user) for h in hist] == [
         ("target.onset.anchor", 9, 10.0, "rev"), ("target.onset.anchor", 10.0, 11.0, "rev"),
         ("status", "unreviewed", "needs-fix", "rev")]
@@ -114,7 +117,7 @@ def test_blind_marks_are_private_final_and_revealed_after_submit(store, people):
     verification.submit_mark(store, people["ann"], it, 0, 8.4, "second")
     r = verification.reveal(store, people["ann"], it, 0)
     assert r["mark"] == 8.0 and r["proposed"] == 8.0 and r["delta"] == 0.0
-    with pytest.raises(PermissionError, match="final"):
+    with pytest.raises(PermissionError, match="withdraw it first"):
         verification.submit_mark(store, people["ann"], it, 0, 9.0, "second")
     verification.submit_mark(store, people["bob"], it, 0, 10.2, "second")
     assert verification.reveal(store, people["bob"], it, 0)["delta"] == 2.0
@@ -124,9 +127,10 @@ def test_blind_marks_are_private_final_and_revealed_after_submit(store, people):
     assert {v.user for v in verification.visible_marks(store, people["rev"])} == {"ann", "bob"}
     rep = verification.agreement_report(store, people["rev"], ds)
     assert [p.a for p in rep.vs_proposed] == ["ann", "bob"] and len(rep.pairs) == 1
-    assert rep.pairs[0].deltas.mean_abs == 2.0
+    assert rep.pairs[0].deltas.mean_abs == 2.0 and rep.pairs[0].warnings
     mine = verification.agreement_report(store, people["ann"], ds)
     assert [p.a for p in mine.vs_proposed] == ["ann"] and mine.pairs == [] and mine.alpha_all is None
+    assert mine.prefix is None
 
 
 def test_frame_marks_snap_to_frames(store, people):
@@ -151,7 +155,7 @@ def test_prefix_walk_pass_fail_and_verified_export(store, people, tmp_path):
     with pytest.raises(ValueError, match="does not start"):
         verification.mark_interval(store, people["ann"], it, 3.5, False)
     other = ds.get("pb-or-ball")
-    verification.submit_mark(store, people["bob"], other, 0, 8, "second")
+    verification.submit_mark(store, people["bob"], other, 0, 8)
     verification.mark_interval(store, people["bob"], other, 0.0, False)
     state = verification.mark_interval(store, people["bob"], other, 1.0, True)
     assert state["status"] == "fail" and state["next"] is None
@@ -160,3 +164,120 @@ def test_prefix_walk_pass_fail_and_verified_export(store, people, tmp_path):
     assert [i.id for i in sub.items] == ["pb-wr-blue"]
     loose = verification.verified_subset(store, ds, include_unchecked=True)
     assert "pb-or-ball" not in [i.id for i in loose.items] and len(loose) == len(ds) - 1
+
+
+def test_marks_keep_milliseconds_and_subtract_the_offset_only_while_playing(store, people):
+    it = load("interactionbench").get("ball_counter#0")
+    v = verification.submit_mark(store, people["ann"], it, 0, 7.2914)
+    assert v.value["t"] == 7.291 and v.value["offset"] == 0.0  # the issue: 7.29 used to become 7.000
+    assert verification.reveal(store, people["ann"], it, 0)["delta"] == pytest.approx(7.291 - 8.0)
+    assert verification.calibrate(store, people["bob"], [0.31, 0.25, 0.2]) == 0.25  # median
+    with pytest.raises(ValueError, match="0.05"):
+        verification.calibrate(store, people["bob"], [0.3, 0.01, 0.2])
+    v = verification.submit_mark(store, people["bob"], it, 0, 8.3127, playing=True, source="key")
+    assert v.value["t"] == 8.063 and v.value["raw_t"] == 8.3127 and v.value["offset"] == 0.25
+    other = load("interactionbench").get("moving_square#1")
+    v = verification.submit_mark(store, people["bob"], other, 0, 14.5, playing=False, source="playhead")
+    assert v.value["t"] == 14.5 and v.value["offset"] == 0.0
+
+
+def test_withdraw_and_change_until_a_reviewer_decides(store, people):
+    ds = load("interactionbench", probe_media=False)
+    it = ds.get("ball_counter#0")
+    verification.submit_mark(store, people["ann"], it, 0, 8.1)
+    w = verification.withdraw_mark(store, people["ann"], it, 0, "pressed too late")
+    assert w.value["withdrawn"] and verification.reveal(store, people["ann"], it, 0) is None
+    again = verification.submit_mark(store, people["ann"], it, 0, 7.9)
+    assert again.value["blind"] is False  # made after seeing the proposed time
+    rows = store.verifications("interactionbench", it.id, user="ann", kind="trigger")
+    assert [r.value.get("withdrawn", False) for r in rows] == [False, True, False]  # the audit trail keeps all
+    verification.submit_mark(store, people["bob"], it, 0, 9.0)  # 1.1 s from ann: beyond 0.5 s
+    queue = verification.disputes(store, ds)
+    assert [(d.item_id, d.kind, d.target_id) for d in queue] == [("ball_counter#0", "trigger", "0")]
+    assert queue[0].values == {"ann": 7.9, "bob": 9.0} and queue[0].decision is None
+    with pytest.raises(PermissionError):
+        verification.adjudicate(store, people["ann"], it, "trigger", "0", 8.0, "mine")
+    with pytest.raises(ValueError, match="reason"):
+        verification.adjudicate(store, people["rev"], it, "trigger", "0", 8.0, " ")
+    verification.adjudicate(store, people["rev"], it, "trigger", "0", "8.0042", "ball enters at 8.0")
+    d = verification.disputes(store, ds)[0]
+    assert d.decision.value["t"] == 8.004 and d.decision.user == "rev"
+    assert verification.disputes(store, ds, include_resolved=False) == []
+    with pytest.raises(PermissionError, match="closed"):
+        verification.withdraw_mark(store, people["bob"], it, 0)
+    assert verification.reveal(store, people["bob"], it, 0)["locked"] is True
+    trail = verification.audit_trail(store, people["ann"], "interactionbench", it.id)
+    assert {r.user for r in trail} == {"ann", "rev"}
+    verification.reopen(store, people["rev"], it, "0", "bob asked for a second look")
+    assert verification.disputes(store, ds)[0].decision is None
+    verification.withdraw_mark(store, people["bob"], it, 0)  # open again: the verifier may change it
+    assert verification.disputes(store, ds) == []
+
+
+def test_prefix_disagreement_is_disputed_not_flagged_until_adjudicated(store, people):
+    ds = load("proactivebench", probe_media=False)
+    it = ds.get("pb-or-ball")  # 8 intervals
+    for u in ("ann", "bob"):
+        verification.submit_mark(store, people[u], it, 0, 8)
+    st = verification.start_prefix(store, people["ann"], it)
+    while st["next"]:
+        st = verification.mark_interval(store, people["ann"], it, st["next"][0], False)
+    assert st["status"] == "pass"
+    verification.mark_interval(store, people["bob"], it, 0.0, True)  # the issue: one click flagged the item
+    assert verification.item_prefix_status(store, it) == "disputed"
+    assert verification.flagged(store, ds) == {}
+    assert "pb-or-ball" not in [i.id for i in verification.verified_subset(store, ds).items]
+    (d,) = [d for d in verification.disputes(store, ds) if d.kind == "prefix"]
+    assert d.values == {"ann": "pass", "bob": "fail"} and "0 s" in d.detail
+    # back / undo: bob withdraws his verdict on 0-1 and the walk shows that interval again
+    st = verification.withdraw_interval(store, people["bob"], it, 0.0)
+    assert st["current"] == (0.0, 1.0) and st["verdict"] is None
+    assert verification.item_prefix_status(store, it) == "pass"
+    verification.mark_interval(store, people["bob"], it, 0.0, True)
+    verification.adjudicate(store, people["rev"], it, "prefix", "", "fail", "the ball is visible at 0.5 s")
+    assert verification.item_prefix_status(store, it) == "fail"
+    assert "reviewer rev" in verification.flagged(store, ds)["pb-or-ball"]
+    with pytest.raises(PermissionError, match="closed"):
+        verification.mark_interval(store, people["ann"], it, 0.0, False)
+    prog = {r[0]: r for r in verification.progress(store, ds)}
+    assert prog["ann"] == ("ann", 1, 1, 1, 1) and prog["bob"][4] == 1
+
+
+def test_prefix_walk_auto_advances_and_back_shows_the_earlier_verdict(store, people):
+    it = load("proactivebench", probe_media=False).get("pb-ss-erase")
+    assert len(verification.prefix_plan(it)) == 32
+    verification.submit_mark(store, people["ann"], it, 0, 32)
+    st = verification.start_prefix(store, people["ann"], it)
+    st = verification.mark_interval(store, people["ann"], it, st["current"][0], False)
+    st = verification.mark_interval(store, people["ann"], it, st["current"][0], False)
+    assert st["current"] == (2.0, 3.0) and st["index"] == 2
+    back = verification.start_prefix(store, people["ann"], it, at=1.0)
+    assert back["current"] == (1.0, 2.0) and back["verdict"] is False
+    st = verification.mark_interval(store, people["ann"], it, 1.0, False)  # re-decided: on to the next undecided
+    assert st["current"] == (2.0, 3.0)
+
+
+def test_an_edit_records_every_field_it_moves_and_can_be_undone(store, people):
+    it = load("interactscope", probe_media=False).get("is-t2-blue")  # anchor = window start = 10
+    review.edit(store, people["rev"], it, "target.g1.window", "10.5, 13", "blue at 10.5")
+    recs = store.reviews("interactscope", it.id)
+    assert [(r.field, r.old_value, r.new_value, r.status) for r in recs] == [
+        ("target.g1.window", [10.0, 13.0], [10.5, 13.0], None), ("target.g1.anchor", 10.0, 10.5, "derived")]
+    edited = review.edited_item(it, recs)
+    assert edited.targets[0].anchor == 10.5
+    review.revert(store, people["rev"], edited, recs[0].id, "too late after all")
+    back = review.edited_item(it, store.reviews("interactscope", it.id))
+    assert back.targets[0].window == (10.0, 13.0)
+
+
+@pytest.mark.parametrize("bench,item,expected", [
+    ("interactionbench", "ball_counter#0", "target.0.anchor"),
+    ("interactscope", "is-t2-blue", "target.g1.anchor"),
+    ("proactivebench", "pb-or-ball", "target.onset.anchor"),
+])
+def test_review_form_opens_on_a_field_the_item_can_change(bench, item, expected):
+    from annotation.edits import default_field, valid_fields
+    it = load(bench, probe_media=False).get(item)
+    assert default_field(it) == expected
+    if bench == "interactionbench":  # a type B question stands from t=0: it has no request time to edit
+        assert "request.time" not in valid_fields(it)

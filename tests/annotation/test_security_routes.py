@@ -55,7 +55,10 @@ CALLS = [("/verify_item", ITEM), ("/verify_reveal", (*ITEM, 0)), ("/prefix_start
          ("/review_edit", (*ITEM, "target.g1.anchor", "3", "takeover")),
          ("/review_status", (*ITEM, "rejected", "x")), ("/review_export", (ITEM[0], "jsonl", "leak.jsonl", False)),
          ("/users_list", ()), ("/users_add", ("mallory", "admin", "mallory-pass")),
-         ("/verify_submit", (*ITEM, 0, "12.0", "second"))]
+         ("/verify_withdraw", (*ITEM, 0)), ("/verify_next", ITEM), ("/prefix_back", ITEM),
+         ("/review_undo", (*ITEM, None, "undo")), ("/review_adjudicate", (ITEM[0], None, "3", "x")),
+         ("/review_reopen", (ITEM[0], None, "x")), ("/review_next", (ITEM[0], "all", "", ITEM[1])),
+         ("/verify_submit", (*ITEM, 0, "12.0", "second", ""))]
 
 
 def _snapshot(store):
@@ -73,7 +76,8 @@ def test_annotator_cannot_read_or_change_another_annotators_marks(app):
         assert "bob" not in text, route
         assert f"{B_MARK:.3f}" not in text and str(B_MARK) not in text, route
     for route in ("/review_queue", "/review_item", "/review_field", "/review_edit", "/review_status",
-                  "/review_export", "/users_list", "/users_add"):
+                  "/review_export", "/users_list", "/users_add", "/review_undo", "/review_adjudicate", "/review_reopen",
+                  "/review_next"):
         assert "Not allowed" in outputs[route], route
     assert "blind mark" in outputs["/prefix_start"]  # the walk (which shows the window) waits for A's own mark
     after = _snapshot(store)

@@ -1,0 +1,165 @@
+"""The annotator's workbench timeline shared by Verify and Review (and open to Compare): the stream's
+waveform from server-computed peaks, zoom/pan, mm:ss.mmm ticks, playhead, windows and anchors as handles
+that staff can drag, marks as points, a loop region and playback rate 0.25-2x, driven by
+`static/timeline.js` in the page. The server decides what the page may see: a blind view gets no targets."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable, Optional
+
+import gradio as gr
+
+from annotation.model import Item
+from ibench_ui.render import esc
+from ibench_ui.waveform import PEAKS_PER_SECOND, file_peaks_b64
+
+STATIC = Path(__file__).resolve().parent / "static"
+RATES = ["0.25", "0.5", "0.75", "1", "1.25", "1.5", "2"]
+SHORTCUTS = [
+    ("Space / k", "play / pause"), ("← / →", "−1 s / +1 s"), ("Shift+← / Shift+→", "−0.1 s / +0.1 s"),
+    (", / .", "−1 frame / +1 frame"), ("< / >", "slower / faster (0.25–2x)"), ("[ / ]", "previous / next target"),
+    ("+ / − / 0", "zoom in / out / fit"), ("l", "loop the highlighted region"), ("m", "mark now (while playing too)"),
+    ("Enter", "submit the mark / interval not satisfied"), ("u", "withdraw my mark"), ("j", "next unverified item (Verify) / next in queue (Review)"),
+    ("w", "start / resume the prefix walk"), ("n / y", "prefix interval: not yet / already satisfied"), ("b / Backspace", "prefix walk: back one interval"),
+    ("r", "replay the interval exactly"), ("? / F1", "show / hide this sheet"),
+    ("click timeline", "seek there"), ("drag a green edge or red anchor", "propose a new time (staff)"),
+]
+
+
+def media_t(item: Item, t: float) -> float:
+    """Where a benchmark time sits on the media clock (ProactiveBench seconds are 1-based intervals)."""
+    return float(t) - 1.0 if item.benchmark == "proactivebench" else float(t)
+
+
+def duration_of(item: Item) -> float:
+    dur = float(item.stream.duration or 0.0)
+    if dur:
+        return dur
+    ends = [t.window[1] for t in item.targets if t.window and t.window[1] is not None]
+    return max([item.request.time, *[t.anchor or 0 for t in item.targets], *ends, 1.0]) + 1.0
+
+
+def target_shapes(item: Item, editable_fields: Iterable[str] = ()) -> list[dict]:
+    """Windows and anchors on the media clock, each with the review field a drag would change (if any)."""
+    fields = set(editable_fields)
+    out = []
+    for t in item.targets:
+        win = None
+        if t.window is not None:
+            end = t.window[1]
+            win = [media_t(item, t.window[0]), None if end is None else (float(end) if item.benchmark != "proactivebench"
+                                                                         else float(end))]
+        wf, af = f"target.{t.id}.window", f"target.{t.id}.anchor"
+        out.append({"id": t.id, "anchor": None if t.anchor is None else media_t(item, t.anchor), "window": win,
+                    "window_field": wf if wf in fields else None, "anchor_field": af if af in fields else None})
+    return out
+
+
+def keys_sheet() -> str:
+    rows = "".join(f"<tr><td><kbd>{esc(k)}</kbd></td><td>{esc(v)}</td></tr>" for k, v in SHORTCUTS)
+    return f'<div class="ib-wb-keys" hidden><b>Keyboard</b> (outside text boxes)<table>{rows}</table></div>'
+
+
+def workbench_html(item: Optional[Item], video_id: str, *, show_targets: bool = True,
+                   editable_fields: Iterable[str] = (), marks: Iterable[dict] = (),
+                   region: Optional[tuple[float, float]] = None, view: Optional[tuple[float, float]] = None,
+                   extra: str = "") -> str:
+    """The timeline under a player. `show_targets=False` is the blind view (no target time reaches the page);
+    `editable_fields` makes those windows/anchors draggable (staff); `region` is the highlighted interval."""
+    prefix = video_id.split("-")[0]
+    if item is None:
+        return f'<div class="ib-wb-empty" data-video-none="{esc(video_id)}"></div>'
+    dur = duration_of(item)
+    shapes = target_shapes(item, editable_fields) if show_targets else []
+    stops = sorted({round(x, 3) for s in shapes for x in ([s["anchor"]] if s["anchor"] is not None else [])
+                    + ([s["window"][0]] if s["window"] else [])})
+    audio = getattr(item.stream, "audio_path", None) or item.stream.video_path
+    pk = file_peaks_b64(audio)
+    attrs = {"video": video_id, "prefix": prefix, "duration": f"{dur:.3f}", "fps": str(item.stream.fps or 25),
+             "peaks": pk, "pps": str(PEAKS_PER_SECOND) if pk else "0", "targets": json.dumps(shapes),
+             "stops": json.dumps(stops), "marks": json.dumps(list(marks)),
+             "region": json.dumps(list(region)) if region else "", "view": json.dumps(list(view)) if view else "",
+             "editable": "1" if show_targets and any(s["window_field"] or s["anchor_field"] for s in shapes) else "0",
+             "item": item.id, "nowave": "no audio track" if not pk else ""}
+    data = " ".join(f'data-{k}="{esc(v)}"' for k, v in attrs.items())
+    rates = "".join(f'<option value="{r}"{" selected" if r == "1" else ""}>{r}x</option>' for r in RATES)
+    bar = ('<div class="ib-wb-bar">'
+           '<button data-act="zoom-out" title="zoom out (-)">Zoom −</button>'
+           '<button data-act="zoom-in" title="zoom in (+)">Zoom +</button>'
+           '<button data-act="fit" title="whole stream (0)">Fit</button>'
+           '<button data-act="pan-left" title="pan left">Pan left</button>'
+           '<button data-act="pan-right" title="pan right">Pan right</button>'
+           '<button data-act="loop" aria-pressed="false" title="loop the highlighted region (l)">Loop</button>'
+           f'<label>Rate <select class="ib-wb-rate" aria-label="playback rate">{rates}</select></label>'
+           '<button data-act="keys" title="keyboard shortcuts (?)">Keys ?</button>'
+           f'<span id="{esc(video_id)}-clock" class="ib-clock">t = 0.000 s</span></div>')
+    return (f'<div class="ib-wb" {data}>{bar}<canvas class="ib-wb-canvas" id="{esc(prefix)}-timeline-canvas" '
+            f'aria-label="timeline"></canvas>{keys_sheet()}{extra}</div>')
+
+
+def assets_js() -> str:
+    """`js_on_load` source that installs the timeline's CSS and script once per page."""
+    css = (STATIC / "timeline.css").read_text(encoding="utf-8")
+    js = (STATIC / "timeline.js").read_text(encoding="utf-8")
+    return ("if (!document.getElementById('ib-wb-css')) { const s = document.createElement('style'); "
+            f"s.id = 'ib-wb-css'; s.textContent = {json.dumps(css)}; document.head.appendChild(s); }}\n" + js)
+
+
+def build_controls(video_id: str, with_targets: bool) -> None:
+    """Step buttons with text labels (no glyphs a font may lack) and the script that drives the timeline."""
+    P = "window.ibPlayer"
+    prefix = video_id.split("-")[0]
+    with gr.Row():
+        specs = []
+        if with_targets:
+            specs.append(("Prev target", f"{P}.target('{video_id}', -1)", "prev-target"))
+        specs += [("−1 s", f"{P}.step('{video_id}', -1)", "back-1s"), ("−0.1 s", f"{P}.step('{video_id}', -0.1)", "back-01"),
+                  ("−1 frame", f"{P}.frame('{video_id}', -1)", "back-frame"),
+                  ("Play / pause", f"{P}.toggle('{video_id}')", "play"),
+                  ("+1 frame", f"{P}.frame('{video_id}', 1)", "fwd-frame"), ("+0.1 s", f"{P}.step('{video_id}', 0.1)", "fwd-01"),
+                  ("+1 s", f"{P}.step('{video_id}', 1)", "fwd-1s")]
+        if with_targets:
+            specs.append(("Next target", f"{P}.target('{video_id}', 1)", "next-target"))
+        for label, js, suffix in specs:
+            b = gr.Button(label, size="sm", min_width=70, elem_id=f"{prefix}-{suffix}")
+            b.click(None, None, None, js=f"() => {{ {js}; }}")
+    gr.HTML("", js_on_load=assets_js(), elem_id=f"{prefix}-wb-assets")
+
+
+def pick_table(headers: Iterable[str], rows: Iterable[tuple], elem_id: str, picker: str,
+               current: Optional[str] = None) -> str:
+    """A queue table whose rows are clickable: each row's first cell is the value handed to the hidden
+    picker button `picker` (see timeline.js); the current row is highlighted."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    body = []
+    for r in rows:
+        key = str(r[0])
+        cur = ' class="cur"' if current is not None and key == current else ""
+        cells = "".join(f"<td>{esc(c)}</td>" for c in r[1:])
+        body.append(f'<tr data-pick="{esc(key)}"{cur} tabindex="0">{cells}</tr>')
+    return (f'<table class="ib-table" id="{esc(elem_id)}" data-picker="{esc(picker)}"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
+
+
+def hidden_picker(prefix: str, name: str = "pick"):
+    """A hidden button and textbox that carry a clicked queue row's value to the server."""
+    box = gr.Textbox(elem_id=f"{prefix}-{name}-box", elem_classes=["ib-hidden"], show_label=False, container=False)
+    btn = gr.Button(f"{name}", elem_id=f"{prefix}-{name}-apply", elem_classes=["ib-hidden"])
+    btn.click(None, None, [box], js="() => (window.ibTimeline ? window.ibTimeline.pick() : '')",
+              show_progress="hidden")
+    return box
+
+
+def picked(value: str) -> str:
+    """The row key from a picker value ('key|nonce')."""
+    return (value or "").rsplit("|", 1)[0]
+
+
+def picked_item_update(ctx, benchmark: str, value: str):
+    """The item dropdown update for a clicked queue row; the id must name a loaded item (it came from a page)."""
+    iid = picked(value).split("|", 1)[0]
+    if not iid:
+        return gr.update()
+    ctx.item(benchmark, iid)
+    return gr.update(value=iid)
