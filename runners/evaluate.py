@@ -31,6 +31,9 @@ def item_result(benchmark: str, item, protocol, backend, cancel: Optional[thread
     """Drive one item and return what the store keeps for it (JSON-ready)."""
     from runners.protocols import drive
 
+    if getattr(backend, "streams_media", False):  # realtime: the stream clock drives it, not protocol ticks
+        from runners.realtime_run import realtime_item_result
+        return realtime_item_result(benchmark, item, backend, cancel)
     trace = drive(item, protocol, backend, cancel=cancel)
     return {"item_id": item.id, "prediction": native_prediction(benchmark, item, trace, getattr(backend, "name", "")),
             "emissions": [{"t": e.t, "content": e.content, "kind": e.kind, "tool": e.tool, "frame_t": e.frame_t,
@@ -111,4 +114,8 @@ def write_outputs(benchmark: str, ds: Dataset, results: dict, report: dict, out_
     write_json(out_dir / "report.json", report)
     preds = {iid: r["prediction"] for iid, r in results.items()}
     target = out_dir / "outputs" if benchmark == "omniinteract" else out_dir
-    return [out_dir / "report.json", write_native(benchmark, ds, preds, target, model=_folder_name(model))]
+    paths = [out_dir / "report.json", write_native(benchmark, ds, preds, target, model=_folder_name(model))]
+    if benchmark == "omniinteract":  # a realtime run's speech as the reference's output.wav beside each transcript
+        from runners.realtime_run import write_speech
+        paths += write_speech(paths[1].parent, ds, results)
+    return paths

@@ -1,0 +1,545 @@
+"""`realtime:<url>`: a full-duplex model behind an OpenAI-Realtime-protocol WebSocket server.
+
+Unlike the polled backends, the model is not asked at ticks: the stream itself is played to it. The stream
+clock drives sending (`input_audio_buffer.append` at real-time pace, frames as image items at `fps`, a text
+request at its time), and everything the model says comes back as events: `response.audio.delta` audio is
+placed on the media timeline at the media time it arrived (queued behind audio still playing, as a speaker
+would play it), `response.audio_transcript.delta` text is kept with the audio position it arrived at.
+
+A dropped connection is reconnected (`reconnects` times) and streaming resumes at the current media time;
+the span without a model is recorded as a gap. When reconnecting fails the item fails (missing data,
+never silence). Malformed events and server `error` events are counted, never dropped silently."""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import numpy as np
+
+from runners.backends.base import Backend, BackendFailure, jpeg_data_url, missing_dependency
+
+DEFAULT_INSTRUCTIONS = ("You are watching and listening to a live video stream together with the user. Answer the "
+                        "user's requests out loud, briefly, at the moment you can; stay silent otherwise.")
+AUDIO_DELTAS = ("response.audio.delta", "response.output_audio.delta")
+TRANSCRIPT_DELTAS = ("response.audio_transcript.delta", "response.output_audio_transcript.delta")
+TEXT_DELTAS = ("response.text.delta", "response.output_text.delta")
+TURN_MODES = ("server_vad", "manual")
+IMAGE_MODES = ("item", "buffer")
+REQUEST_MODES = ("auto", "always", "never")
+
+
+@dataclass(frozen=True)
+class RealtimeOptions:
+    """Every knob of a realtime session (all JSON-ready, stored with the run)."""
+    model: Optional[str] = None  # sent as ?model= when the URL has none, and in session.update
+    voice: Optional[str] = None
+    modalities: tuple[str, ...] = ("text", "audio")
+    api_key_env: Optional[str] = None  # the NAME of the variable holding the key; the key is never stored
+    turn: str = "server_vad"  # server_vad: the server decides turns; manual: commit + response.create every probe_s
+    probe_s: float = 1.0
+    fps: float = 1.0  # frames per second sent as images (stamps (i + 0.5) / fps, as the protocols stamp)
+    chunk_s: float = 0.05  # audio sent per append
+    input_rate: int = 24000  # pcm16 input rate (OpenAI: 24 kHz; some servers want 16 kHz)
+    output_rate: int = 24000  # pcm16 rate of response audio
+    speed: float = 1.0  # media seconds per wall second in batch (live: the page's clock)
+    reconnects: int = 2
+    connect_timeout: float = 10.0
+    image_mode: str = "item"  # item: conversation.item.create input_image; buffer: input_image_buffer.append
+    instructions: Optional[str] = None
+    request_text: str = "auto"  # auto: send the request as text unless it is spoken in the stream
+    tail_s: float = 0.0  # keep listening this long after the stream ends (speech past the end is cut)
+    max_long_side: int = 512
+    jpeg_quality: int = 80
+    asr_model: Optional[str] = None  # faster-whisper model for speech without transcript deltas (runners.asr)
+    session: dict = field(default_factory=dict)  # extra session.update fields for a vendor
+
+    def __post_init__(self):
+        checks = [(self.turn in TURN_MODES, f"turn must be one of {TURN_MODES}"),
+                  (self.image_mode in IMAGE_MODES, f"image_mode must be one of {IMAGE_MODES}"),
+                  (self.request_text in REQUEST_MODES, f"request_text must be one of {REQUEST_MODES}"),
+                  (self.probe_s > 0 and self.chunk_s > 0 and self.speed > 0, "probe_s, chunk_s, speed must be > 0"),
+                  (self.fps >= 0, "fps must be >= 0 (0: no frames)"),
+                  (self.input_rate > 0 and self.output_rate > 0, "input_rate and output_rate must be > 0"),
+                  (int(self.reconnects) >= 0, "reconnects must be >= 0"),
+                  (self.tail_s >= 0, "tail_s must be >= 0"),
+                  (set(self.modalities) <= {"text", "audio"} and self.modalities, "modalities: text and/or audio"),
+                  (isinstance(self.session, dict), "session must be an object")]
+        for ok, msg in checks:
+            if not ok:
+                raise ValueError(f"realtime backend option: {msg}")
+        if self.api_key_env is not None and (not isinstance(self.api_key_env, str)
+                                             or not self.api_key_env.replace("_", "").isalnum()):
+            raise ValueError("realtime backend option api_key_env must be an environment variable NAME")
+
+
+@dataclass
+class ResponseRecord:
+    """One model response: when it was created and where its audio and text landed (media seconds)."""
+    id: str
+    created_t: Optional[float] = None
+    spans: list[list[float]] = field(default_factory=list)  # placed audio runs [start, end]
+    samples: int = 0  # audio samples received so far (placed or not)
+    deltas: list[dict] = field(default_factory=list)  # {"text", "t": arrival, "pos": samples placed then}
+    text_only: bool = False
+    done: bool = False
+    status: Optional[str] = None
+    interrupted_t: Optional[float] = None
+
+    @property
+    def text(self) -> str:
+        return "".join(d["text"] for d in self.deltas)
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "created_t": self.created_t, "spans": self.spans, "samples": self.samples,
+                "deltas": self.deltas, "text": self.text, "text_only": self.text_only, "done": self.done,
+                "status": self.status, "interrupted_t": self.interrupted_t}
+
+
+class Timeline:
+    """The model's speech on the media timeline (int16 at `rate`, as long as the stream). Audio that arrives
+    while earlier audio is still playing is queued behind it; audio past the stream's end is cut."""
+
+    def __init__(self, duration: float, rate: int):
+        self.rate = int(rate)
+        self.audio = np.zeros(int(round(duration * rate)), dtype=np.int16)
+        self.cursor = 0  # first sample not yet claimed by queued audio
+        self.cut_samples = 0
+
+    def place(self, t: float, pcm: np.ndarray) -> tuple[int, int]:
+        """Place samples arriving at media time t; returns the [start, end) sample range actually written."""
+        start = max(int(round(max(t, 0.0) * self.rate)), self.cursor)
+        end = start + len(pcm)
+        kept = max(0, min(end, len(self.audio)) - start)
+        if kept:
+            self.audio[start:start + kept] = pcm[:kept]
+        self.cut_samples += len(pcm) - kept
+        self.cursor = end
+        return start, start + kept
+
+    def truncate(self, t: float) -> int:
+        """Barge-in: drop queued audio after media time t (it was never heard); returns samples dropped."""
+        at = int(round(max(t, 0.0) * self.rate))
+        if self.cursor <= at:
+            return 0
+        lo, hi = at, min(self.cursor, len(self.audio))
+        if hi > lo:
+            self.audio[lo:hi] = 0
+        dropped = self.cursor - at
+        self.cursor = at
+        return dropped
+
+
+@dataclass
+class StreamResult:
+    """What a realtime session produced for one item."""
+    item_id: str
+    duration: float
+    timeline: Timeline
+    responses: list[ResponseRecord] = field(default_factory=list)
+    user_transcripts: list[dict] = field(default_factory=list)
+    n_events: int = 0
+    n_malformed: int = 0
+    malformed: list[str] = field(default_factory=list)  # the first few, for the report
+    n_server_errors: int = 0
+    server_errors: list[str] = field(default_factory=list)
+    n_reconnects: int = 0
+    gaps: list[list[float]] = field(default_factory=list)  # media spans with no model connected
+    n_frames: int = 0
+    n_audio_chunks: int = 0
+    failed: Optional[str] = None
+    cancelled: bool = False
+
+    @property
+    def n_errors(self) -> int:
+        return self.n_malformed + self.n_server_errors
+
+    def counts(self) -> dict:
+        return {"n_events": self.n_events, "n_malformed": self.n_malformed, "malformed": self.malformed[:5],
+                "n_server_errors": self.n_server_errors, "server_errors": self.server_errors[:5],
+                "n_reconnects": self.n_reconnects, "gaps": self.gaps, "n_frames": self.n_frames,
+                "n_audio_chunks": self.n_audio_chunks, "cut_s": round(self.timeline.cut_samples / self.timeline.rate, 3)}
+
+
+class _Dropped(Exception):
+    """The connection ended before the stream did."""
+
+
+def paced_clock(speed: float = 1.0):
+    """A media clock that starts at 0 now and runs at `speed` (batch runs: the stream plays by itself)."""
+    from runners.clock import MediaClock
+
+    clock = MediaClock(stale_after=math.inf)
+    clock.report(0.0, paused=False, rate=float(speed))
+    return clock
+
+
+def realtime_url(url: str, model: Optional[str]) -> str:
+    """ws(s) URL with ?model= added when a model is given and the URL names none (http(s) becomes ws(s))."""
+    parts = urlsplit(url)
+    scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
+    if scheme not in ("ws", "wss") or not parts.netloc:
+        raise ValueError(f"realtime spec needs a ws://, wss://, http:// or https:// URL, got {url!r}")
+    query = parse_qsl(parts.query)
+    if model and not any(k == "model" for k, _ in query):
+        query.append(("model", model))
+    return urlunsplit((scheme, parts.netloc, parts.path, urlencode(query), ""))
+
+
+class RealtimeBackend(Backend):
+    """A duplex model over the OpenAI Realtime event protocol. `stream_item` plays one item to it."""
+    supports_audio = True
+    streams_media = True  # driven by the stream clock, not by protocol ticks (runners.realtime_run)
+
+    def __init__(self, url: str, **options):
+        try:
+            import websockets  # noqa: F401
+        except ImportError as exc:
+            raise missing_dependency("the realtime backend", "websockets==17.4", exc) from None
+        modalities = options.pop("modalities", ("text", "audio"))
+        if isinstance(modalities, str):
+            modalities = tuple(m.strip() for m in modalities.split(",") if m.strip())
+        self.options = RealtimeOptions(modalities=tuple(modalities), **options)
+        self.url = realtime_url(url, self.options.model)
+        self.name = f"realtime:{self.options.model or urlsplit(url).netloc}"
+
+    def respond(self, decision):
+        raise BackendFailure("realtime backends stream the whole item (runners.realtime_run); they answer no polls")
+
+    # -- the session ----------------------------------------------------------------------------
+    def _headers(self) -> dict:
+        headers = {"OpenAI-Beta": "realtime=v1"}
+        if self.options.api_key_env:
+            key = os.environ.get(self.options.api_key_env)
+            if not key:
+                raise BackendFailure(f"environment variable {self.options.api_key_env} (api_key_env) is not set")
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def session_update(self, item, benchmark: str) -> dict:
+        o = self.options
+        session = {"modalities": list(o.modalities), "instructions": o.instructions or DEFAULT_INSTRUCTIONS,
+                   "input_audio_format": "pcm16", "output_audio_format": "pcm16",
+                   "turn_detection": {"type": "server_vad"} if o.turn == "server_vad" else None}
+        if o.voice:
+            session["voice"] = o.voice
+        if o.model:
+            session["model"] = o.model
+        session.update(o.session)
+        return {"type": "session.update", "session": session}
+
+    def wants_request_text(self, item, benchmark: str) -> bool:
+        """Send the request as a text item? (auto: not when it is spoken in an OmniInteract stream.)"""
+        mode = self.options.request_text
+        if mode != "auto":
+            return mode == "always"
+        return bool(item.request.text) and not (item.request.modality == "audio" and benchmark == "omniinteract")
+
+    def stream_item(self, item, benchmark: str = "", *, clock=None, cancel: Optional[threading.Event] = None,
+                    on_speech: Optional[Callable[[str, float, np.ndarray], None]] = None) -> StreamResult:
+        """Play `item`'s stream to the model and collect what it says. `clock` is a live MediaClock (the page's);
+        without one the stream plays by itself at `speed`. `on_speech(response_id, t, pcm16)` sees each placed
+        audio piece as it arrives (live playback)."""
+        from runners.protocols.base import Media
+
+        o = self.options
+        media = Media(item.stream.video_path, item.stream.audio_path, max_long_side=o.max_long_side,
+                      audio_rate=o.input_rate, duration=item.stream.duration)
+        try:
+            duration = float(media.duration)
+            audio = media.audio  # decoded once before connecting: the clock must not wait for a decoder
+            samples = audio.samples if audio is not None else np.zeros(int(duration * o.input_rate), np.float32)
+            result = StreamResult(item.id, duration, Timeline(duration, o.output_rate))
+            run = _Run(self, item, benchmark, media, samples, result, clock, cancel, on_speech)
+            run.play()
+            return result
+        finally:
+            media.close()
+
+
+class _Run:
+    """One item's session(s): a sender thread paced by the clock, this thread receiving events."""
+
+    def __init__(self, backend: RealtimeBackend, item, benchmark, media, samples, result: StreamResult,
+                 clock, cancel, on_speech):
+        self.b, self.o = backend, backend.options
+        self.item, self.benchmark, self.media, self.samples, self.r = item, benchmark, media, samples, result
+        self.clock = clock
+        self.own_clock = clock is None
+        self.cancel = cancel or threading.Event()
+        self.on_speech = on_speech
+        self.sent_until = 0.0  # media time the audio sent so far reaches
+        self.frame_i = 0
+        self.request_sent = not backend.wants_request_text(item, benchmark)
+        self.next_probe = self.o.probe_s
+        self.current: Optional[ResponseRecord] = None
+        self.by_id: dict[str, ResponseRecord] = {}
+        self.interrupted: set[str] = set()
+        self.response_active = False
+        self.end_t = result.duration + self.o.tail_s
+
+    def now(self) -> float:
+        t = self.clock.now() if self.clock is not None else 0.0
+        if t is None:
+            from runners.clock import ClockStale
+            raise ClockStale("media clock went stale (the page stopped reporting)")
+        return float(t)
+
+    def play(self) -> None:
+        from runners.clock import ClockStale
+
+        attempts = 0
+        drop_t: Optional[float] = None
+        while True:
+            try:
+                self._connection(drop_t)
+                return
+            except _Dropped as exc:
+                drop_t = None if self.clock is None else max(self.sent_until, min(self.now(), self.end_t))
+                attempts += 1
+                if attempts > int(self.o.reconnects):
+                    where = "before streaming" if drop_t is None else f"at media time {drop_t:.2f}s"
+                    self.r.failed = f"connection lost {where}; {attempts - 1} reconnect(s) failed: {exc}"
+                    return
+                self.r.n_reconnects += 1
+                time.sleep(min(2.0, 0.2 * attempts))  # the clock runs on: a slow reconnect is a longer gap
+            except ClockStale as exc:
+                self.r.failed = str(exc)
+                return
+            except BackendFailure as exc:
+                self.r.failed = str(exc)
+                return
+
+    # -- one connection ----------------------------------------------------------------------
+    def _connect(self):
+        from websockets.exceptions import InvalidHandshake, InvalidURI
+        from websockets.sync.client import connect
+
+        try:
+            return connect(self.b.url, additional_headers=self.b._headers(), open_timeout=self.o.connect_timeout,
+                           max_size=None, compression=None)
+        except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
+            raise _Dropped(f"cannot connect to {self.b.url}: {type(exc).__name__}: {exc}") from None
+
+    def _connection(self, drop_t: Optional[float]) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        ws = self._connect()
+        stop = threading.Event()
+        sender_error: list[BaseException] = []
+        try:
+            ws.send(json.dumps(self.b.session_update(self.item, self.benchmark)))
+            if self.clock is None:
+                self.clock = paced_clock(self.o.speed)  # media time 0 = the first connection is up
+            if drop_t is not None:  # resume at the current media time; the missed span is a gap
+                resume = min(self.end_t, math.ceil(self.now() / self.o.chunk_s) * self.o.chunk_s)
+                resume = max(resume, self.sent_until)
+                self.r.gaps.append([round(drop_t, 3), round(resume, 3)])
+                self.sent_until = resume
+                if self.o.fps > 0:  # frames stamped inside the gap were never shown
+                    self.frame_i = max(self.frame_i, math.ceil(resume * self.o.fps - 0.5))
+                self._truncate_playing(drop_t)  # the model that was speaking is gone
+            sender = threading.Thread(target=self._send_loop, args=(ws, stop, sender_error), daemon=True,
+                                      name=f"realtime-send-{self.item.id}")
+            sender.start()
+            try:
+                while True:
+                    if self.cancel.is_set():
+                        self.r.cancelled = True
+                        return
+                    if sender_error and not isinstance(sender_error[0], ConnectionClosed):
+                        raise sender_error[0]
+                    if not sender.is_alive() and not sender_error and self.now() >= self.end_t:
+                        return  # the stream (and its tail) is over
+                    try:
+                        msg = ws.recv(timeout=0.05)
+                    except TimeoutError:
+                        continue
+                    except ConnectionClosed as exc:
+                        if not sender.is_alive() and not sender_error and self.now() >= self.end_t:
+                            return
+                        raise _Dropped(f"connection closed ({exc})") from None
+                    self._handle(msg)
+            finally:
+                stop.set()
+                sender.join(timeout=5)
+        finally:
+            try:
+                ws.close()
+            except Exception:
+                pass
+
+    def _send_loop(self, ws, stop: threading.Event, errors: list) -> None:
+        try:
+            self._send_stream(ws, stop)
+        except BaseException as exc:  # noqa: BLE001 - handed to the receiving thread
+            errors.append(exc)
+
+    def _send_stream(self, ws, stop: threading.Event) -> None:
+        o, dur = self.o, self.r.duration
+        k = int(round(self.sent_until / o.chunk_s))
+        while not stop.is_set() and not self.cancel.is_set():
+            t0 = round(k * o.chunk_s, 6)
+            if t0 >= dur - 1e-9:
+                break
+            t1 = min(round((k + 1) * o.chunk_s, 6), dur)
+            self._wait(t1, stop)
+            if stop.is_set():
+                return
+            a, b = int(round(t0 * o.input_rate)), int(round(t1 * o.input_rate))
+            chunk = self.samples[a:b]
+            if len(chunk) < b - a:
+                chunk = np.concatenate([chunk, np.zeros(b - a - len(chunk), np.float32)])
+            pcm = (np.clip(chunk, -1, 1) * 32767).astype("<i2").tobytes()
+            ws.send(json.dumps({"type": "input_audio_buffer.append", "audio": base64.b64encode(pcm).decode()}))
+            self.sent_until = t1
+            self.r.n_audio_chunks += 1
+            self._send_frames(ws, t1)
+            self._send_request(ws, t1)
+            if o.turn == "manual" and t1 + 1e-9 >= self.next_probe:
+                self.next_probe += o.probe_s
+                ws.send(json.dumps({"type": "input_audio_buffer.commit"}))
+                if not self.response_active:
+                    ws.send(json.dumps({"type": "response.create"}))
+            k += 1
+        if o.tail_s > 0:
+            self._wait(self.end_t, stop)
+
+    def _wait(self, t: float, stop: threading.Event) -> None:
+        while not stop.is_set() and not self.cancel.is_set():
+            try:
+                self.clock.wait_until(t, timeout=0.2)
+                return
+            except TimeoutError:
+                continue
+
+    def _send_frames(self, ws, t: float) -> None:
+        """Frames stamped (i + 0.5) / fps up to t, each the picture on screen at its stamp (no lookahead)."""
+        if self.o.fps <= 0 or not self.item.stream.video_path:
+            return
+        while (self.frame_i + 0.5) / self.o.fps <= t + 1e-9:
+            stamp = (self.frame_i + 0.5) / self.o.fps
+            self.frame_i += 1
+            frame = self.media.frames.frame(stamp)
+            url = jpeg_data_url(frame.image, quality=self.o.jpeg_quality)
+            if self.o.image_mode == "buffer":
+                ev = {"type": "input_image_buffer.append", "image": url.split(",", 1)[1]}
+            else:
+                ev = {"type": "conversation.item.create",
+                      "item": {"type": "message", "role": "user", "content": [{"type": "input_image", "image_url": url}]}}
+            ws.send(json.dumps(ev))
+            self.r.n_frames += 1
+
+    def _send_request(self, ws, t: float) -> None:
+        req = self.item.request
+        if self.request_sent or t + 1e-9 < float(req.time or 0.0):
+            return
+        self.request_sent = True
+        ws.send(json.dumps({"type": "conversation.item.create",
+                            "item": {"type": "message", "role": "user",
+                                     "content": [{"type": "input_text", "text": req.text}]}}))
+
+    # -- events back -------------------------------------------------------------------------
+    def _bad(self, what: str, raw) -> None:
+        self.r.n_malformed += 1
+        if len(self.r.malformed) < 5:
+            self.r.malformed.append(f"{what}: {str(raw)[:120]}")
+
+    def _response(self, ev: dict) -> ResponseRecord:
+        rid = ev.get("response_id") or (ev.get("response") or {}).get("id")
+        rid = str(rid) if rid else (self.current.id if self.current is not None else f"r{len(self.r.responses) + 1}")
+        rec = self.by_id.get(rid)
+        if rec is None:
+            rec = ResponseRecord(rid, created_t=round(self.now(), 3))
+            self.by_id[rid] = rec
+            self.r.responses.append(rec)
+        self.current = rec
+        return rec
+
+    def _handle(self, msg) -> None:
+        self.r.n_events += 1
+        try:
+            ev = json.loads(msg)
+        except (TypeError, ValueError):
+            self._bad("not JSON", msg)
+            return
+        if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
+            self._bad("no event type", msg)
+            return
+        kind = ev["type"]
+        if kind == "error":
+            self.r.n_server_errors += 1
+            err = ev.get("error")
+            self.r.server_errors.append(str(err.get("message") if isinstance(err, dict) else err)[:200])
+        elif kind == "response.created":
+            self._response(ev)
+            self.response_active = True
+        elif kind in AUDIO_DELTAS:
+            self._audio(ev)
+        elif kind in TRANSCRIPT_DELTAS or kind in TEXT_DELTAS:
+            delta = ev.get("delta")
+            if not isinstance(delta, str):
+                self._bad(f"{kind} without a text delta", msg)
+                return
+            rec = self._response(ev)
+            if rec.id in self.interrupted:
+                return
+            rec.text_only = rec.text_only or (kind in TEXT_DELTAS and not rec.samples)
+            rec.deltas.append({"text": delta, "t": round(self.now(), 3), "pos": rec.samples})
+        elif kind == "response.done":
+            rec = self._response(ev)
+            rec.done = True
+            resp = ev.get("response") if isinstance(ev.get("response"), dict) else {}
+            rec.status = resp.get("status")
+            if rec.status == "failed":
+                self.r.n_server_errors += 1
+                self.r.server_errors.append(f"response {rec.id} failed: {str(resp.get('status_details'))[:150]}")
+            self.response_active = False
+            self.current = None
+        elif kind == "input_audio_buffer.speech_started":
+            self._truncate_playing(self.now())
+        elif kind == "conversation.item.input_audio_transcription.completed":
+            self.r.user_transcripts.append({"t": round(self.now(), 3), "text": str(ev.get("transcript") or "")})
+
+    def _audio(self, ev: dict) -> None:
+        delta = ev.get("delta")
+        try:
+            raw = base64.b64decode(delta, validate=True) if isinstance(delta, str) else None
+        except (binascii.Error, ValueError):
+            raw = None
+        if raw is None or len(raw) % 2:
+            self._bad(f"{ev['type']} with undecodable audio", str(delta)[:60])
+            return
+        rec = self._response(ev)
+        if rec.id in self.interrupted or not raw:
+            return
+        pcm = np.frombuffer(raw, dtype="<i2")
+        t = self.now()
+        start, end = self.r.timeline.place(t, pcm)
+        rec.samples += len(pcm)
+        if end > start:
+            s, e = start / self.r.timeline.rate, end / self.r.timeline.rate
+            if rec.spans and abs(rec.spans[-1][1] - s) < 1e-6:
+                rec.spans[-1][1] = e
+            else:
+                rec.spans.append([s, e])
+            if self.on_speech is not None:
+                self.on_speech(rec.id, s, pcm[: end - start])
+
+    def _truncate_playing(self, t: float) -> None:
+        """Barge-in or a lost connection: audio queued past t is never heard; the response stops there."""
+        if self.r.timeline.truncate(t) <= 0:
+            return
+        for rec in self.r.responses:
+            if rec.spans and rec.spans[-1][1] > t:
+                rec.interrupted_t = round(t, 3)
+                rec.spans = [[s, min(e, t)] for s, e in rec.spans if s < t]
+                if not rec.done:
+                    self.interrupted.add(rec.id)

@@ -1,0 +1,206 @@
+"""A realtime (duplex) session's outputs in each benchmark's native form.
+
+`realtime_item_result` plays one item to a `realtime:` backend and returns what the run store keeps: the
+OmniInteract transcript (chunks with `aligned_words`) or, for the other benchmarks, emissions at chunk onsets,
+plus the speech itself (`speech` segments) so `write_speech` can write the reference's `output.wav`.
+
+Word times come from the server's transcript deltas: each delta is pinned to the response audio that had
+arrived with it, and its characters share the time up to the next delta. When the server gives no transcript
+(or the deltas all came before any audio) the words are spread over the response's audio by character count;
+when there is speech but no text at all, faster-whisper with VAD transcribes the speech (runners.asr)."""
+from __future__ import annotations
+
+import base64
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from runners.backends.realtime import ResponseRecord, StreamResult
+from runners.protocols.base import Emission, Trace
+
+WORDS_PER_SECOND = 2.5  # text-only responses: how long a chunk lasts (as emissions_to_oi_transcript)
+
+
+def _pos_to_t(spans: list[list[float]], pos: float, rate: int) -> float:
+    """Media time of sample `pos` of a response whose audio was placed in `spans`; past the placed audio,
+    the time it would have had (after the last span)."""
+    left = pos / rate
+    for s, e in spans:
+        if left <= e - s + 1e-9:
+            return s + left
+        left -= e - s
+    return spans[-1][1] + left
+
+
+def response_words(rec: ResponseRecord, rate: int) -> list[tuple[str, float, float]]:
+    """(word, start, end) in media seconds for a response with placed audio; words past the audio that was
+    heard (barge-in, stream end) are dropped."""
+    text = rec.text
+    if not rec.spans or not text.strip():
+        return []
+    start, end = rec.spans[0][0], rec.spans[-1][1]
+    planned_end = _pos_to_t(rec.spans, rec.samples, rate)
+    positions = [d["pos"] for d in rec.deltas]
+    if len(set(positions)) < 2:  # no timing in the deltas: spread the text over the audio it was spoken in
+        marks = [(0, start), (len(text), max(planned_end, end))]
+    else:
+        marks, off = [], 0
+        for d in rec.deltas:
+            marks.append((off, _pos_to_t(rec.spans, d["pos"], rate)))
+            off += len(d["text"])
+        marks.append((len(text), max(planned_end, marks[-1][1])))
+        for i in range(1, len(marks)):  # times never run backwards
+            marks[i] = (marks[i][0], max(marks[i][1], marks[i - 1][1]))
+    offs = [m[0] for m in marks]
+    times = [m[1] for m in marks]
+
+    def at(c: int) -> float:
+        return float(np.interp(c, offs, times))
+
+    words = []
+    for m in re.finditer(r"\S+", text):
+        ws, we = at(m.start()), at(m.end())
+        if ws >= end - 1e-9:
+            break  # never heard
+        words.append((m.group(), round(ws, 3), round(min(we, end), 3)))
+    return words
+
+
+def _chunk(words: list[tuple[str, float, float]], text: str) -> dict:
+    return {"text": text, "timestamp": [words[0][1], words[-1][2]],
+            "aligned_words": [{"text": w, "start": s, "end": e} for w, s, e in words]}
+
+
+def transcript_from_stream(result: StreamResult, asr_model: Optional[str] = None) -> dict:
+    """OmniInteract's transcript ({"text", "chunks": [{"text", "timestamp", "aligned_words"}]}) for a session:
+    one chunk per response, from its transcript deltas; faster-whisper (VAD) when speech came with no text."""
+    rate = result.timeline.rate
+    spoken = [r for r in result.responses if r.spans]
+    if any(not r.text.strip() for r in spoken):
+        return transcribe_speech(result, asr_model)
+    chunks = []
+    for rec in result.responses:
+        if rec.spans:
+            words = response_words(rec, rate)
+            if words:
+                text = rec.text.strip() if rec.interrupted_t is None else " ".join(w for w, _, _ in words)
+                chunks.append(_chunk(words, text))
+        elif rec.text.strip() and rec.deltas:  # text-only response: at its first text, lasting by word count
+            s = rec.deltas[0]["t"]
+            n = len(rec.text.split())
+            e = min(result.duration, max(rec.deltas[-1]["t"], s + n / WORDS_PER_SECOND))
+            if s < result.duration:
+                step = (e - s) / max(n, 1)
+                words = [(w, round(s + i * step, 3), round(s + (i + 1) * step, 3)) for i, w in enumerate(rec.text.split())]
+                chunks.append(_chunk(words, rec.text.strip()))
+    chunks.sort(key=lambda c: c["timestamp"][0])
+    return {"text": " ".join(c["text"] for c in chunks), "chunks": chunks}
+
+
+def transcribe_speech(result: StreamResult, asr_model: Optional[str] = None) -> dict:
+    """The session's speech (the whole timeline) through faster-whisper with VAD, as transcript chunks."""
+    from runners.asr import to_oi_transcript, transcribe
+
+    audio = result.timeline.audio.astype(np.float32) / 32768.0
+    if result.timeline.rate != 16000:  # faster-whisper takes 16 kHz arrays; linear resampling is enough for ASR
+        n = int(round(len(audio) * 16000 / result.timeline.rate))
+        audio = np.interp(np.arange(n) * (result.timeline.rate / 16000), np.arange(len(audio)), audio)
+        audio = audio.astype(np.float32)
+    tr = transcribe(audio, model=asr_model, vad_filter=True)
+    return to_oi_transcript(tr.words)
+
+
+def emissions_from_transcript(transcript: dict) -> list[Emission]:
+    """Each chunk is an emission at its onset (stream time, 3 decimals); meta keeps its end and second."""
+    from annotation.writers.proactivebench import second_of
+
+    out = []
+    for c in transcript.get("chunks", []):
+        s, e = c["timestamp"]
+        out.append(Emission(t=round(float(s), 3), content=c["text"], meta={"end": e, "second": second_of(s)}))
+    return out
+
+
+def speech_segments(result: StreamResult) -> list[dict]:
+    """The placed speech as [{"t", "rate", "pcm16": base64}] (silence is not stored)."""
+    tl = result.timeline
+    out = []
+    for rec in result.responses:
+        for s, e in rec.spans:
+            a, b = int(round(s * tl.rate)), int(round(e * tl.rate))
+            if b > a:
+                out.append({"t": round(a / tl.rate, 6), "rate": tl.rate,
+                            "pcm16": base64.b64encode(tl.audio[a:b].astype("<i2").tobytes()).decode()})
+    return out
+
+
+def speech_audio(segments: list[dict], duration: float, rate: int = 24000) -> np.ndarray:
+    """int16 audio as long as the stream with the stored segments put back at their times."""
+    audio = np.zeros(int(round(duration * rate)), dtype=np.int16)
+    for seg in segments:
+        if int(seg["rate"]) != rate:
+            raise ValueError(f"speech segment at {seg['t']}s has rate {seg['rate']}, expected {rate}")
+        pcm = np.frombuffer(base64.b64decode(seg["pcm16"]), dtype="<i2")
+        a = int(round(float(seg["t"]) * rate))
+        n = max(0, min(len(pcm), len(audio) - a))
+        audio[a:a + n] = pcm[:n]
+    return audio
+
+
+def realtime_item_result(benchmark: str, item, backend, cancel: Optional[threading.Event] = None,
+                         clock=None) -> dict:
+    """Play one item to a realtime backend; the run store's record (see runners.evaluate.item_result)."""
+    from runners.evaluate import native_prediction
+
+    try:
+        result = backend.stream_item(item, benchmark, clock=clock, cancel=cancel)
+    except Exception as exc:  # noqa: BLE001 - a failed item is missing data, reported with its cause
+        return {"item_id": item.id, "failed": f"{type(exc).__name__}: {exc}", "cancelled": False}
+    failed = result.failed
+    transcript = {"text": "", "chunks": []}
+    if not failed and not result.cancelled:
+        try:
+            transcript = transcript_from_stream(result, backend.options.asr_model)
+        except Exception as exc:  # noqa: BLE001 - speech we cannot read is missing data, not silence
+            failed = f"speech without a transcript could not be transcribed: {type(exc).__name__}: {exc}"
+    emissions = emissions_from_transcript(transcript)
+    trace = Trace(item_id=item.id, protocol="realtime", backend=backend.name, emissions=emissions,
+                  n_polls=len(result.responses), n_errors=result.n_errors, failed=failed,
+                  cancelled=result.cancelled)
+    prediction = transcript if benchmark == "omniinteract" else native_prediction(benchmark, item, trace, backend.name)
+    return {"item_id": item.id, "prediction": prediction,
+            "emissions": [{"t": e.t, "content": e.content, "kind": e.kind, "tool": None, "frame_t": None,
+                           "latency_s": 0.0, "end": e.meta["end"]} for e in emissions],
+            "n_polls": len(result.responses), "n_errors": result.n_errors, "skipped_ticks": 0,
+            "poll_latency_mean": None, "failed": failed, "cancelled": result.cancelled, "hindsight": False,
+            "realtime": {"duration": result.duration, "rate": result.timeline.rate, **result.counts(),
+                         "responses": [r.to_json() for r in result.responses],
+                         "user_transcripts": result.user_transcripts},
+            "speech": speech_segments(result)}
+
+
+def write_speech(model_dir: str | Path, ds, results: dict) -> list[Path]:
+    """`output.wav` (24 kHz mono 16-bit, as long as the stream) in each sample folder of an OmniInteract
+    outputs/<model>/ tree, for the items whose stored result carries realtime speech."""
+    import soundfile as sf
+
+    written = []
+    for sid, r in results.items():
+        if "speech" not in r or sid not in ds:
+            continue
+        meta = ds.get(sid).meta
+        folder = Path(model_dir) / meta["subset"] / meta["video_name"]
+        folder.mkdir(parents=True, exist_ok=True)
+        rt = r.get("realtime") or {}
+        rate = int(rt.get("rate", 24000))
+        audio = speech_audio(r["speech"], float(rt["duration"]), rate)
+        target = folder / "output.wav"
+        tmp = folder / ".output.wav.tmp"
+        sf.write(tmp, audio, rate, format="WAV", subtype="PCM_16")
+        os.replace(tmp, target)
+        written.append(target)
+    return written

@@ -1,0 +1,143 @@
+"""A scripted OpenAI-Realtime-protocol server for tests: a real process on 127.0.0.1.
+
+    python tests/runners/realtime_server.py CONFIG.json      # prints "LISTENING <port>" when ready
+
+Its media clock is the audio it has received (input_audio_buffer.append samples / input_rate), so the
+script is in media seconds of the session. CONFIG:
+
+    {"speech": [{"t": 3.0, "text": "The ball appeared.", "wav": "/abs/a.wav"}],   # spoken when audio reaches t
+     "latency": 0.0,            # wall seconds between reaching t and the first event of the response
+     "transcript": true,        # send response.audio_transcript.delta events
+     "input_rate": 24000,
+     "drop": {"connections": [1], "at": 5.0},     # close these connections (1-based; "all") at media time
+     "malformed": [{"at": 1.0, "kind": "not_json" | "no_type" | "bad_audio"}],
+     "log": "/abs/events.jsonl"}                   # one line per client event (audio appends summarised)
+
+Speech audio goes out as 24 kHz pcm16 in 0.1 s deltas, as fast as it is produced (as real servers send it),
+each word's transcript delta just before the audio it starts in."""
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import sys
+
+import numpy as np
+import soundfile as sf
+from websockets.asyncio.server import serve
+from websockets.exceptions import ConnectionClosed
+
+OUT_RATE = 24000
+
+
+def load_pcm(path: str) -> np.ndarray:
+    x, rate = sf.read(path, dtype="float32", always_2d=True)
+    x = x.mean(axis=1)
+    if rate != OUT_RATE:
+        n = int(round(len(x) * OUT_RATE / rate))
+        x = np.interp(np.arange(n) * (rate / OUT_RATE), np.arange(len(x)), x)
+    return (np.clip(x, -1, 1) * 32767).astype("<i2")
+
+
+class Scripted:
+    def __init__(self, config: dict):
+        self.c = config
+        self.speech = [dict(s, pcm=load_pcm(s["wav"])) for s in config.get("speech", [])]
+        self.n_conn = 0
+        self.log = open(config["log"], "a", encoding="utf-8") if config.get("log") else None
+
+    def write(self, row: dict) -> None:
+        if self.log:
+            self.log.write(json.dumps(row) + "\n")
+            self.log.flush()
+
+    async def handler(self, ws) -> None:
+        self.n_conn += 1
+        conn = self.n_conn
+        rate = int(self.c.get("input_rate", 24000))
+        drop = self.c.get("drop") or {}
+        drops = drop.get("connections", [])
+        drop_at = float(drop["at"]) if (drops == "all" or conn in drops) else None
+        malformed = list(self.c.get("malformed", []))
+        pending = list(self.speech)
+        received = 0
+        tasks = []
+        auth = ws.request.headers.get("Authorization")
+        self.write({"conn": conn, "type": "connect", "path": ws.request.path, "auth": auth})
+        await ws.send(json.dumps({"type": "session.created", "session": {"id": f"sess{conn}"}}))
+        try:
+            async for msg in ws:
+                ev = json.loads(msg)
+                kind = ev.get("type")
+                t = received / rate
+                if kind == "input_audio_buffer.append":
+                    received += len(base64.b64decode(ev["audio"])) // 2
+                    t = received / rate
+                else:
+                    row = {"conn": conn, "type": kind, "t": round(t, 3)}
+                    if kind == "session.update":
+                        row["session"] = ev.get("session")
+                        await ws.send(json.dumps({"type": "session.updated", "session": ev.get("session")}))
+                    elif kind == "conversation.item.create":
+                        row["content"] = [p.get("type") for p in ev["item"]["content"]]
+                        row["text"] = [p.get("text") for p in ev["item"]["content"] if p.get("type") == "input_text"]
+                    self.write(row)
+                for m in [m for m in malformed if t >= m["at"]]:
+                    malformed.remove(m)
+                    await ws.send({"not_json": "{oops", "no_type": json.dumps({"delta": "x"}),
+                                   "bad_audio": json.dumps({"type": "response.audio.delta", "response_id": "bad",
+                                                            "delta": "!!not base64!!"})}[m["kind"]])
+                for s in [s for s in pending if t >= s["t"]]:
+                    pending.remove(s)
+                    tasks.append(asyncio.create_task(self.speak(ws, conn, s, len(tasks) + 1)))
+                if drop_at is not None and t >= drop_at:
+                    self.write({"conn": conn, "type": "drop", "t": round(t, 3)})
+                    await ws.close(code=1011, reason="scripted drop")
+                    return
+        except ConnectionClosed:
+            pass
+        finally:
+            self.write({"conn": conn, "type": "closed", "audio_s": round(received / rate, 3)})
+            for task in tasks:
+                task.cancel()
+
+    async def speak(self, ws, conn: int, s: dict, n: int) -> None:
+        await asyncio.sleep(float(self.c.get("latency", 0.0)))
+        rid = f"resp_{conn}_{n}"
+        pcm = s["pcm"]
+        words = s["text"].split()
+        step = int(0.1 * OUT_RATE)
+        # word k starts at the share of the audio its characters start at
+        starts, off, total = [], 0, max(1, len(s["text"]))
+        for w in words:
+            idx = s["text"].index(w, off)
+            starts.append(int(len(pcm) * idx / total))
+            off = idx + len(w)
+        try:
+            await ws.send(json.dumps({"type": "response.created", "response": {"id": rid, "status": "in_progress"}}))
+            wi = 0
+            for a in range(0, len(pcm), step):
+                while self.c.get("transcript", True) and wi < len(words) and starts[wi] < a + step:
+                    await ws.send(json.dumps({"type": "response.audio_transcript.delta", "response_id": rid,
+                                              "delta": ("" if wi == 0 else " ") + words[wi]}))
+                    wi += 1
+                await ws.send(json.dumps({"type": "response.audio.delta", "response_id": rid,
+                                          "delta": base64.b64encode(pcm[a:a + step].tobytes()).decode()}))
+            await ws.send(json.dumps({"type": "response.done", "response": {"id": rid, "status": "completed"}}))
+            self.write({"conn": conn, "type": "spoke", "text": s["text"], "t": s["t"]})
+        except ConnectionClosed:
+            pass
+
+
+async def main(path: str) -> None:
+    with open(path, encoding="utf-8") as f:
+        config = json.load(f)
+    scripted = Scripted(config)
+    async with serve(scripted.handler, "127.0.0.1", 0, max_size=None) as server:
+        port = server.sockets[0].getsockname()[1]
+        print(f"LISTENING {port}", flush=True)
+        await asyncio.Future()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1]))
