@@ -25,12 +25,13 @@ from runners.protocols.base import Emission, Trace
 WORDS_PER_SECOND = 2.5  # text-only responses: how long a chunk lasts (as emissions_to_oi_transcript)
 
 
-def _pos_to_t(spans: list[list[float]], pos: float, rate: int) -> float:
-    """Media time of sample `pos` of a response whose audio was placed in `spans`; past the placed audio,
-    the time it would have had (after the last span)."""
+def _pos_to_t(spans: list[list[float]], pos: float, rate: int, end: bool = False) -> float:
+    """Media time of sample `pos` of a response whose audio was placed in `spans` (a position on a span
+    boundary is the next span's start, or with `end` the previous span's end); past the placed audio, the
+    time it would have had after the last span."""
     left = pos / rate
     for s, e in spans:
-        if left <= e - s + 1e-9:
+        if left < e - s or (end and left <= e - s + 1e-9):
             return s + left
         left -= e - s
     return spans[-1][1] + left
@@ -38,35 +39,28 @@ def _pos_to_t(spans: list[list[float]], pos: float, rate: int) -> float:
 
 def response_words(rec: ResponseRecord, rate: int) -> list[tuple[str, float, float]]:
     """(word, start, end) in media seconds for a response with placed audio; words past the audio that was
-    heard (barge-in, stream end) are dropped."""
+    heard (barge-in, stream end) are dropped. Characters are spread over the audio samples between deltas
+    (each delta starts at the audio that had arrived with it), then samples are mapped to media time."""
     text = rec.text
     if not rec.spans or not text.strip():
         return []
-    start, end = rec.spans[0][0], rec.spans[-1][1]
-    planned_end = _pos_to_t(rec.spans, rec.samples, rate)
-    positions = [d["pos"] for d in rec.deltas]
-    if len(set(positions)) < 2:  # no timing in the deltas: spread the text over the audio it was spoken in
-        marks = [(0, start), (len(text), max(planned_end, end))]
+    heard_end = rec.spans[-1][1]
+    if len({d["pos"] for d in rec.deltas}) < 2:  # no timing in the deltas: spread the text over the audio
+        marks = [(0, 0), (len(text), rec.samples)]
     else:
         marks, off = [], 0
         for d in rec.deltas:
-            marks.append((off, _pos_to_t(rec.spans, d["pos"], rate)))
+            marks.append((off, max(d["pos"], marks[-1][1] if marks else 0)))
             off += len(d["text"])
-        marks.append((len(text), max(planned_end, marks[-1][1])))
-        for i in range(1, len(marks)):  # times never run backwards
-            marks[i] = (marks[i][0], max(marks[i][1], marks[i - 1][1]))
-    offs = [m[0] for m in marks]
-    times = [m[1] for m in marks]
-
-    def at(c: int) -> float:
-        return float(np.interp(c, offs, times))
-
+        marks.append((len(text), max(rec.samples, marks[-1][1])))
+    offs, poss = [m[0] for m in marks], [m[1] for m in marks]
     words = []
     for m in re.finditer(r"\S+", text):
-        ws, we = at(m.start()), at(m.end())
-        if ws >= end - 1e-9:
+        ws = _pos_to_t(rec.spans, float(np.interp(m.start(), offs, poss)), rate)
+        we = _pos_to_t(rec.spans, float(np.interp(m.end(), offs, poss)), rate, end=True)
+        if ws >= heard_end - 1e-9:
             break  # never heard
-        words.append((m.group(), round(ws, 3), round(min(we, end), 3)))
+        words.append((m.group(), round(ws, 3), round(min(we, heard_end), 3)))
     return words
 
 
@@ -161,12 +155,16 @@ def realtime_item_result(benchmark: str, item, backend, cancel: Optional[threadi
     except Exception as exc:  # noqa: BLE001 - a failed item is missing data, reported with its cause
         return {"item_id": item.id, "failed": f"{type(exc).__name__}: {exc}", "cancelled": False}
     failed = result.failed
-    transcript = {"text": "", "chunks": []}
     if not failed and not result.cancelled:
         try:
             transcript = transcript_from_stream(result, backend.options.asr_model)
         except Exception as exc:  # noqa: BLE001 - speech we cannot read is missing data, not silence
             failed = f"speech without a transcript could not be transcribed: {type(exc).__name__}: {exc}"
+    realtime = {"duration": result.duration, "rate": result.timeline.rate, **result.counts(),
+                "responses": [r.to_json() for r in result.responses], "user_transcripts": result.user_transcripts}
+    if failed or result.cancelled:  # missing data: no prediction at all, never an empty (silent) one
+        return {"item_id": item.id, "failed": failed, "cancelled": result.cancelled, "n_errors": result.n_errors,
+                "realtime": realtime}
     emissions = emissions_from_transcript(transcript)
     trace = Trace(item_id=item.id, protocol="realtime", backend=backend.name, emissions=emissions,
                   n_polls=len(result.responses), n_errors=result.n_errors, failed=failed,
@@ -177,9 +175,7 @@ def realtime_item_result(benchmark: str, item, backend, cancel: Optional[threadi
                            "latency_s": 0.0, "end": e.meta["end"]} for e in emissions],
             "n_polls": len(result.responses), "n_errors": result.n_errors, "skipped_ticks": 0,
             "poll_latency_mean": None, "failed": failed, "cancelled": result.cancelled, "hindsight": False,
-            "realtime": {"duration": result.duration, "rate": result.timeline.rate, **result.counts(),
-                         "responses": [r.to_json() for r in result.responses],
-                         "user_transcripts": result.user_transcripts},
+            "realtime": realtime,
             "speech": speech_segments(result)}
 
 
