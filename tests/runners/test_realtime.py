@@ -279,3 +279,35 @@ def test_spec_and_options_are_checked():
         load_backend("realtime:ws://127.0.0.1:9/x", not_an_option=1)
     b = load_backend("realtime:ws://127.0.0.1:9/x", model="m", modalities="text")
     assert b.streams_media and b.options.modalities == ("text",) and b.name == "realtime:m"
+
+
+# -- live: the page's media clock drives the session ------------------------------------------------------
+
+def test_live_clock_drives_sending_and_speech_reaches_the_page(wavs, rt_server, clip):
+    from conftest import oi_item
+    from runners.clock import MediaClock
+
+    url, log = rt_server({"speech": speech(wavs, (3.0, "a"))})
+    clock = MediaClock(stale_after=600)
+    clock.report(0.0, paused=False, rate=2.0)  # the page plays at 2x
+    heard = []
+    backend = load_backend(f"realtime:{url}")
+    res = backend.stream_item(oi_item(clip), "omniinteract", clock=clock,
+                              on_speech=lambda rid, t, pcm: heard.append((rid, t, len(pcm))))
+    assert res.failed is None and len(res.responses) == 1
+    rid = res.responses[0].id
+    assert heard and {h[0] for h in heard} == {rid}
+    assert abs(heard[0][1] - 3.0) <= 2 * ONSET_TOL  # the first piece reaches the page at its media time
+    assert sum(h[2] for h in heard) == sum(round((e - s) * 24000) for s, e in res.responses[0].spans)
+    assert [e["audio_s"] for e in events(log) if e["type"] == "closed"] == [clip.duration]
+
+
+def test_page_that_stops_reporting_fails_the_session(rt_server, clip):
+    from conftest import oi_item
+    from runners.clock import MediaClock
+
+    url, _ = rt_server({})
+    clock = MediaClock(stale_after=1.0)
+    clock.report(0.0, paused=False, rate=1.0)  # and never again: the page went away
+    res = load_backend(f"realtime:{url}").stream_item(oi_item(clip), "omniinteract", clock=clock)
+    assert res.failed and "stale" in res.failed
