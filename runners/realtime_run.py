@@ -69,6 +69,26 @@ def _chunk(words: list[tuple[str, float, float]], text: str) -> dict:
             "aligned_words": [{"text": w, "start": s, "end": e} for w, s, e in words]}
 
 
+def chunk_of_response(rec: ResponseRecord, rate: int, duration: float) -> Optional[dict]:
+    """One response as a transcript chunk ({"text", "timestamp", "aligned_words"}), or None when nothing of
+    it was heard or written (live: each finished response is committed as the model's response)."""
+    if rec.spans:
+        words = response_words(rec, rate)
+        if not words:
+            return None
+        return _chunk(words, rec.text.strip() if rec.interrupted_t is None else " ".join(w for w, _, _ in words))
+    if not rec.text.strip() or not rec.deltas:
+        return None
+    s = rec.deltas[0]["t"]  # text-only response: at its first text, lasting by word count
+    if s >= duration:
+        return None
+    n = len(rec.text.split())
+    e = min(duration, max(rec.deltas[-1]["t"], s + n / WORDS_PER_SECOND))
+    step = (e - s) / max(n, 1)
+    words = [(w, round(s + i * step, 3), round(s + (i + 1) * step, 3)) for i, w in enumerate(rec.text.split())]
+    return _chunk(words, rec.text.strip())
+
+
 def transcript_from_stream(result: StreamResult, asr_model: Optional[str] = None) -> dict:
     """OmniInteract's transcript ({"text", "chunks": [{"text", "timestamp", "aligned_words"}]}) for a session:
     one chunk per response, from its transcript deltas; faster-whisper (VAD) when speech came with no text."""
@@ -76,21 +96,7 @@ def transcript_from_stream(result: StreamResult, asr_model: Optional[str] = None
     spoken = [r for r in result.responses if r.spans]
     if any(not r.text.strip() for r in spoken):
         return transcribe_speech(result, asr_model)
-    chunks = []
-    for rec in result.responses:
-        if rec.spans:
-            words = response_words(rec, rate)
-            if words:
-                text = rec.text.strip() if rec.interrupted_t is None else " ".join(w for w, _, _ in words)
-                chunks.append(_chunk(words, text))
-        elif rec.text.strip() and rec.deltas:  # text-only response: at its first text, lasting by word count
-            s = rec.deltas[0]["t"]
-            n = len(rec.text.split())
-            e = min(result.duration, max(rec.deltas[-1]["t"], s + n / WORDS_PER_SECOND))
-            if s < result.duration:
-                step = (e - s) / max(n, 1)
-                words = [(w, round(s + i * step, 3), round(s + (i + 1) * step, 3)) for i, w in enumerate(rec.text.split())]
-                chunks.append(_chunk(words, rec.text.strip()))
+    chunks = [c for c in (chunk_of_response(rec, rate, result.duration) for rec in result.responses) if c]
     chunks.sort(key=lambda c: c["timestamp"][0])
     return {"text": " ".join(c["text"] for c in chunks), "chunks": chunks}
 

@@ -243,10 +243,12 @@ class RealtimeBackend(Backend):
         return bool(item.request.text) and not (item.request.modality == "audio" and benchmark == "omniinteract")
 
     def stream_item(self, item, benchmark: str = "", *, clock=None, cancel: Optional[threading.Event] = None,
-                    on_speech: Optional[Callable[[str, float, np.ndarray], None]] = None) -> StreamResult:
+                    on_speech: Optional[Callable[[str, float, np.ndarray], None]] = None,
+                    on_response: Optional[Callable[[ResponseRecord], None]] = None) -> StreamResult:
         """Play `item`'s stream to the model and collect what it says. `clock` is a live MediaClock (the page's);
         without one the stream plays by itself at `speed`. `on_speech(response_id, t, pcm16)` sees each placed
-        audio piece as it arrives (live playback)."""
+        audio piece as it arrives (live playback); `on_response(record)` sees each response once it is over
+        (done, cut by a barge-in or a lost connection, or still open when the stream ended)."""
         from runners.protocols.base import Media
 
         o = self.options
@@ -257,8 +259,11 @@ class RealtimeBackend(Backend):
             audio = media.audio  # decoded once before connecting: the clock must not wait for a decoder
             samples = audio.samples if audio is not None else np.zeros(int(duration * o.input_rate), np.float32)
             result = StreamResult(item.id, duration, Timeline(duration, o.output_rate))
-            run = _Run(self, item, benchmark, media, samples, result, clock, cancel, on_speech)
-            run.play()
+            run = _Run(self, item, benchmark, media, samples, result, clock, cancel, on_speech, on_response)
+            try:
+                run.play()
+            finally:
+                run.finish_open_responses()
             return result
         finally:
             media.close()
@@ -268,13 +273,15 @@ class _Run:
     """One item's session(s): a sender thread paced by the clock, this thread receiving events."""
 
     def __init__(self, backend: RealtimeBackend, item, benchmark, media, samples, result: StreamResult,
-                 clock, cancel, on_speech):
+                 clock, cancel, on_speech, on_response=None):
         self.b, self.o = backend, backend.options
         self.item, self.benchmark, self.media, self.samples, self.r = item, benchmark, media, samples, result
         self.clock = clock
         self.own_clock = clock is None
         self.cancel = cancel or threading.Event()
         self.on_speech = on_speech
+        self.on_response = on_response
+        self.reported: set[str] = set()
         self.sent_until = 0.0  # media time the audio sent so far reaches
         self.frame_i = 0
         self.request_sent = not backend.wants_request_text(item, benchmark)
@@ -503,6 +510,7 @@ class _Run:
                 self.r.server_errors.append(f"response {rec.id} failed: {str(resp.get('status_details'))[:150]}")
             self.response_active = False
             self.current = None
+            self._report(rec)
         elif kind == "input_audio_buffer.speech_started":
             self._truncate_playing(self.now())
         elif kind == "conversation.item.input_audio_transcription.completed":
@@ -543,3 +551,14 @@ class _Run:
                 rec.spans = [[s, min(e, t)] for s, e in rec.spans if s < t]
                 if not rec.done:
                     self.interrupted.add(rec.id)
+                    self._report(rec)
+
+    def _report(self, rec: ResponseRecord) -> None:
+        """Hand a finished response to `on_response` once (live: committed as the model's response)."""
+        if self.on_response is not None and rec.id not in self.reported:
+            self.reported.add(rec.id)
+            self.on_response(rec)
+
+    def finish_open_responses(self) -> None:
+        for rec in self.r.responses:
+            self._report(rec)
