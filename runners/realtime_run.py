@@ -114,15 +114,21 @@ def transcribe_speech(result: StreamResult, asr_model: Optional[str] = None) -> 
     return to_oi_transcript(tr.words)
 
 
-def emissions_from_transcript(transcript: dict) -> list[Emission]:
-    """Each chunk is an emission at its onset (stream time, 3 decimals); meta keeps its end and second."""
+def emissions_from_transcript(transcript: dict, tool_calls: tuple = ()) -> list[Emission]:
+    """Each chunk is an emission at its onset (stream time, 3 decimals); meta keeps its end and second.
+    Tool calls are `tool_call` emissions at their arrival, in time order with the speech."""
     from annotation.writers.proactivebench import second_of
+    from runners.parsing import ToolCall
 
     out = []
     for c in transcript.get("chunks", []):
         s, e = c["timestamp"]
         out.append(Emission(t=round(float(s), 3), content=c["text"], meta={"end": e, "second": second_of(s)}))
-    return out
+    for call in tool_calls:
+        t = round(float(call["t"]), 3)
+        out.append(Emission(t=t, content=ToolCall(call["name"], call["args"]).to_json(), kind="tool_call",
+                            tool={"name": call["name"], "args": call["args"]}, meta={"end": t, "second": second_of(t)}))
+    return sorted(out, key=lambda e: e.t)
 
 
 def speech_segments(result: StreamResult) -> list[dict]:
@@ -167,17 +173,18 @@ def realtime_item_result(benchmark: str, item, backend, cancel: Optional[threadi
         except Exception as exc:  # noqa: BLE001 - speech we cannot read is missing data, not silence
             failed = f"speech without a transcript could not be transcribed: {type(exc).__name__}: {exc}"
     realtime = {"duration": result.duration, "rate": result.timeline.rate, **result.counts(),
-                "responses": [r.to_json() for r in result.responses], "user_transcripts": result.user_transcripts}
+                "responses": [r.to_json() for r in result.responses], "user_transcripts": result.user_transcripts,
+                "tool_calls": result.tool_calls}
     if failed or result.cancelled:  # missing data: no prediction at all, never an empty (silent) one
         return {"item_id": item.id, "failed": failed, "cancelled": result.cancelled, "n_errors": result.n_errors,
                 "realtime": realtime}
-    emissions = emissions_from_transcript(transcript)
+    emissions = emissions_from_transcript(transcript, tuple(result.tool_calls))
     trace = Trace(item_id=item.id, protocol="realtime", backend=backend.name, emissions=emissions,
                   n_polls=len(result.responses), n_errors=result.n_errors, failed=failed,
                   cancelled=result.cancelled)
     prediction = transcript if benchmark == "omniinteract" else native_prediction(benchmark, item, trace, backend.name)
     return {"item_id": item.id, "prediction": prediction,
-            "emissions": [{"t": e.t, "content": e.content, "kind": e.kind, "tool": None, "frame_t": None,
+            "emissions": [{"t": e.t, "content": e.content, "kind": e.kind, "tool": e.tool, "frame_t": None,
                            "latency_s": 0.0, "end": e.meta["end"]} for e in emissions],
             "n_polls": len(result.responses), "n_errors": result.n_errors, "skipped_ticks": 0,
             "poll_latency_mean": None, "failed": failed, "cancelled": result.cancelled, "hindsight": False,

@@ -31,6 +31,7 @@ DEFAULT_INSTRUCTIONS = ("You are watching and listening to a live video stream t
 AUDIO_DELTAS = ("response.audio.delta", "response.output_audio.delta")
 TRANSCRIPT_DELTAS = ("response.audio_transcript.delta", "response.output_audio_transcript.delta")
 TEXT_DELTAS = ("response.text.delta", "response.output_text.delta")
+TOOL_CALL_DONE = "response.function_call_arguments.done"
 TURN_MODES = ("server_vad", "manual")
 IMAGE_MODES = ("item", "buffer")
 REQUEST_MODES = ("auto", "always", "never")
@@ -145,6 +146,7 @@ class StreamResult:
     timeline: Timeline
     responses: list[ResponseRecord] = field(default_factory=list)
     user_transcripts: list[dict] = field(default_factory=list)
+    tool_calls: list[dict] = field(default_factory=list)  # {"t", "name", "args", "call_id"} at arrival
     n_events: int = 0
     n_malformed: int = 0
     malformed: list[str] = field(default_factory=list)  # the first few, for the report
@@ -193,6 +195,12 @@ def realtime_url(url: str, model: Optional[str]) -> str:
     return urlunsplit((scheme, parts.netloc, parts.path, urlencode(query), ""))
 
 
+def item_tools(item) -> list[dict]:
+    """The tools an item offers (InteractScope's native `tools`, else Item.meta["tools"])."""
+    native = item.native if isinstance(item.native, dict) else {}
+    return list(native.get("tools") or (item.meta or {}).get("tools") or [])
+
+
 class RealtimeBackend(Backend):
     """A duplex model over the OpenAI Realtime event protocol. `stream_item` plays one item to it."""
     supports_audio = True
@@ -232,6 +240,12 @@ class RealtimeBackend(Backend):
             session["voice"] = o.voice
         if o.model:
             session["model"] = o.model
+        tools = item_tools(item)
+        if tools:  # InteractScope: the item's tools as the API's own function tools
+            session["tools"] = [{"type": "function", "name": t["name"], "description": t.get("description", ""),
+                                 "parameters": t.get("parameters") if isinstance(t.get("parameters"), dict)
+                                 and "type" in t["parameters"] else {"type": "object", "properties": {}}}
+                                for t in tools]
         session.update(o.session)
         return {"type": "session.update", "session": session}
 
@@ -282,6 +296,7 @@ class _Run:
         self.on_speech = on_speech
         self.on_response = on_response
         self.reported: set[str] = set()
+        self.ws = None
         self.sent_until = 0.0  # media time the audio sent so far reaches
         self.frame_i = 0
         self.request_sent = not backend.wants_request_text(item, benchmark)
@@ -339,6 +354,7 @@ class _Run:
         from websockets.exceptions import ConnectionClosed
 
         ws = self._connect()
+        self.ws = ws
         stop = threading.Event()
         sender_error: list[BaseException] = []
         try:
@@ -511,10 +527,32 @@ class _Run:
             self.response_active = False
             self.current = None
             self._report(rec)
+        elif kind == TOOL_CALL_DONE:
+            self._tool_call(ev, msg)
         elif kind == "input_audio_buffer.speech_started":
             self._truncate_playing(self.now())
         elif kind == "conversation.item.input_audio_transcription.completed":
             self.r.user_transcripts.append({"t": round(self.now(), 3), "text": str(ev.get("transcript") or "")})
+
+    def _tool_call(self, ev: dict, msg) -> None:
+        """A function call: kept at its arrival time; the call gets an acknowledgement so the session goes on
+        (the benchmarks score the call itself; nothing is executed)."""
+        name, raw = ev.get("name"), ev.get("arguments")
+        try:
+            args = json.loads(raw) if isinstance(raw, str) and raw.strip() else (raw if isinstance(raw, dict) else {})
+        except ValueError:
+            args = None
+        if not isinstance(name, str) or not name or not isinstance(args, dict):
+            self._bad(f"{TOOL_CALL_DONE} without a name and JSON object arguments", msg)
+            return
+        call_id = ev.get("call_id")
+        self.r.tool_calls.append({"t": round(self.now(), 3), "name": name, "args": args, "call_id": call_id})
+        if call_id and self.ws is not None:
+            try:
+                self.ws.send(json.dumps({"type": "conversation.item.create", "item": {
+                    "type": "function_call_output", "call_id": call_id, "output": json.dumps({"status": "ok"})}}))
+            except Exception:  # noqa: BLE001 - a closed connection shows up in the receive loop
+                pass
 
     def _audio(self, ev: dict) -> None:
         delta = ev.get("delta")

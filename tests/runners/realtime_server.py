@@ -11,6 +11,7 @@ script is in media seconds of the session. CONFIG:
      "input_rate": 24000,
      "drop": {"connections": [1], "at": 5.0},     # close these connections (1-based; "all") at media time
      "malformed": [{"at": 1.0, "kind": "not_json" | "no_type" | "bad_audio"}],
+     "tool_calls": [{"t": 4.0, "name": "set_timer", "arguments": {"seconds": 30}}],   # function calls
      "log": "/abs/events.jsonl"}                   # one line per client event (audio appends summarised)
 
 Speech audio goes out as 24 kHz pcm16 in 0.1 s deltas, as fast as it is produced (as real servers send it),
@@ -60,6 +61,7 @@ class Scripted:
         drop_at = float(drop["at"]) if (drops == "all" or conn in drops) else None
         malformed = list(self.c.get("malformed", []))
         pending = list(self.speech)
+        calls = list(self.c.get("tool_calls", []))
         received = 0
         tasks = []
         auth = ws.request.headers.get("Authorization")
@@ -79,14 +81,22 @@ class Scripted:
                         row["session"] = ev.get("session")
                         await ws.send(json.dumps({"type": "session.updated", "session": ev.get("session")}))
                     elif kind == "conversation.item.create":
-                        row["content"] = [p.get("type") for p in ev["item"]["content"]]
-                        row["text"] = [p.get("text") for p in ev["item"]["content"] if p.get("type") == "input_text"]
+                        item = ev["item"]
+                        row["item_type"] = item.get("type")
+                        row["content"] = [p.get("type") for p in item.get("content", [])]
+                        row["text"] = [p.get("text") for p in item.get("content", []) if p.get("type") == "input_text"]
+                        if item.get("type") == "function_call_output":
+                            row["call_id"] = item.get("call_id")
                     self.write(row)
                 for m in [m for m in malformed if t >= m["at"]]:
                     malformed.remove(m)
                     await ws.send({"not_json": "{oops", "no_type": json.dumps({"delta": "x"}),
                                    "bad_audio": json.dumps({"type": "response.audio.delta", "response_id": "bad",
                                                             "delta": "!!not base64!!"})}[m["kind"]])
+                for c in [c for c in calls if t >= c["t"]]:
+                    calls.remove(c)
+                    await self.call(ws, conn, c, len(tasks) + 1)
+                    tasks.append(None)
                 for s in [s for s in pending if t >= s["t"]]:
                     pending.remove(s)
                     tasks.append(asyncio.create_task(self.speak(ws, conn, s, len(tasks) + 1)))
@@ -99,7 +109,16 @@ class Scripted:
         finally:
             self.write({"conn": conn, "type": "closed", "audio_s": round(received / rate, 3)})
             for task in tasks:
-                task.cancel()
+                if task is not None:
+                    task.cancel()
+
+    async def call(self, ws, conn: int, c: dict, n: int) -> None:
+        rid = f"resp_{conn}_{n}"
+        await ws.send(json.dumps({"type": "response.created", "response": {"id": rid}}))
+        await ws.send(json.dumps({"type": "response.function_call_arguments.done", "response_id": rid,
+                                  "call_id": f"call_{conn}_{n}", "name": c["name"],
+                                  "arguments": json.dumps(c["arguments"])}))
+        await ws.send(json.dumps({"type": "response.done", "response": {"id": rid, "status": "completed"}}))
 
     async def speak(self, ws, conn: int, s: dict, n: int) -> None:
         await asyncio.sleep(float(self.c.get("latency", 0.0)))

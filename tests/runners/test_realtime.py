@@ -198,6 +198,25 @@ def test_interactionbench_item_gets_text_request_key_header_and_onset_emissions(
     assert ev[1]["session"]["turn_detection"] is None  # manual turns
 
 
+def test_interactscope_tool_calls_become_tool_call_emissions(wavs, rt_server, clip):
+    url, log = rt_server({"speech": speech(wavs, (6.0, "b")),
+                          "tool_calls": [{"t": 4.0, "name": "set_timer", "arguments": {"seconds": 30}}]})
+    item = is_item(clip, query_time=2.0)
+    r = realtime_item_result("interactscope", item, load_backend(f"realtime:{url}", speed=2.0))
+    assert r["failed"] is None
+    got = r["prediction"]["responses"]
+    assert [(x["kind"], x["text"]) for x in got] == [("tool_call", '{"args": {"seconds": 30}, "tool": "set_timer"}'),
+                                                     ("speech", PHRASES["b"])]
+    assert got[0]["tool"] == {"name": "set_timer", "args": {"seconds": 30}}
+    assert abs(got[0]["t"] - 4.0) <= 2 * ONSET_TOL and abs(got[1]["t"] - 6.0) <= 2 * ONSET_TOL
+    ev = events(log)
+    session = ev[1]["session"]
+    assert [t["name"] for t in session["tools"]] == ["set_timer"] and session["tools"][0]["type"] == "function"
+    assert [e["call_id"] for e in ev if e.get("item_type") == "function_call_output"] == ["call_1_1"]
+    texts = [e for e in ev if e["type"] == "conversation.item.create" and e["text"]]
+    assert [t["text"] for t in texts] == [[item.request.text]] and texts[0]["t"] >= 2.0
+
+
 def test_missing_key_variable_fails_the_item(clip, monkeypatch):
     monkeypatch.delenv("RT_ABSENT_KEY", raising=False)
     backend = load_backend("realtime:ws://127.0.0.1:9/v1/realtime", api_key_env="RT_ABSENT_KEY")
