@@ -213,3 +213,37 @@ def write_speech(model_dir: str | Path, ds, results: dict) -> list[Path]:
         os.replace(tmp, target)
         written.append(target)
     return written
+
+
+def drive_realtime(item, protocol, backend, *, clock=None, cancel: Optional[threading.Event] = None,
+                   on_emission=None, on_speech=None, benchmark: Optional[str] = None, **_ignored) -> Trace:
+    """`runners.protocols.drive` for a realtime backend (same call shape, so a live worker can pick either):
+    the page's `clock` drives the session; each response becomes one emission when it is over (its onset,
+    with `meta["end"]` and `meta["aligned_words"]`), tool calls as they arrive. `on_speech(rid, t, pcm16)`
+    gets the audio as it lands, for playback."""
+    bench = benchmark or getattr(protocol, "benchmark", "") or item.benchmark
+    trace = Trace(item_id=item.id, protocol="realtime", backend=backend.name)
+    rate = backend.options.output_rate
+    duration = float(item.stream.duration or 0.0)
+
+    def emit(e: Emission) -> None:
+        trace.emissions.append(e)
+        if on_emission is not None:
+            on_emission(e)
+
+    def finished(rec: ResponseRecord) -> None:
+        from annotation.writers.proactivebench import second_of
+        chunk = chunk_of_response(rec, rate, duration or float("inf"))
+        if chunk is None:
+            return
+        s, e = chunk["timestamp"]
+        emit(Emission(t=round(s, 3), content=chunk["text"],
+                      meta={"end": e, "second": second_of(s), "aligned_words": chunk["aligned_words"],
+                            "response_id": rec.id}))
+
+    result = backend.stream_item(item, bench, clock=clock, cancel=cancel, on_speech=on_speech, on_response=finished)
+    for e in emissions_from_transcript({"chunks": []}, tuple(result.tool_calls)):
+        emit(e)
+    trace.n_polls, trace.n_errors = len(result.responses), result.n_errors
+    trace.failed, trace.cancelled = result.failed, result.cancelled
+    return trace

@@ -324,6 +324,25 @@ def test_live_clock_drives_sending_and_speech_reaches_the_page(wavs, rt_server, 
     assert [e["audio_s"] for e in events(log) if e["type"] == "closed"] == [clip.duration]
 
 
+def test_drive_realtime_has_drive_shape_for_live_workers(wavs, rt_server, clip):
+    from conftest import oi_item
+    from runners.clock import MediaClock
+    from runners.protocols import get_protocol
+    from runners.realtime_run import drive_realtime
+
+    url, _ = rt_server({"speech": speech(wavs, (2.0, "a"), (7.0, "b"))})
+    clock = MediaClock(stale_after=600)
+    clock.report(0.0, paused=False, rate=2.0)
+    seen = []
+    trace = drive_realtime(oi_item(clip), get_protocol("duplex"), load_backend(f"realtime:{url}"), clock=clock,
+                           on_emission=seen.append)
+    assert trace.failed is None and trace.emissions == seen
+    assert [e.content for e in seen] == [PHRASES["a"], PHRASES["b"]]
+    for e, scripted in zip(seen, (2.0, 7.0)):
+        assert abs(e.t - scripted) <= 2 * ONSET_TOL and e.meta["end"] > e.t
+        assert [w["text"] for w in e.meta["aligned_words"]] == e.content.split()
+
+
 def test_page_that_stops_reporting_fails_the_session(rt_server, clip):
     from conftest import oi_item
     from runners.clock import MediaClock
