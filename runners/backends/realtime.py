@@ -35,6 +35,7 @@ TOOL_CALL_DONE = "response.function_call_arguments.done"
 TURN_MODES = ("server_vad", "manual")
 IMAGE_MODES = ("item", "buffer")
 REQUEST_MODES = ("auto", "always", "never")
+STALL_S = 10.0  # media seconds past the stream's end with audio still unsent: the connection is stuck
 
 
 @dataclass(frozen=True)
@@ -381,6 +382,9 @@ class _Run:
                         raise sender_error[0]
                     if not sender.is_alive() and not sender_error and self.now() >= self.end_t:
                         return  # the stream (and its tail) is over
+                    if sender.is_alive() and self.now() >= self.end_t + STALL_S:
+                        raise _Dropped(f"sending stalled: the stream ended {STALL_S:.0f} media s ago and "
+                                       f"audio is sent only up to {self.sent_until:.2f}s")
                     try:
                         msg = ws.recv(timeout=0.05)
                     except TimeoutError:
