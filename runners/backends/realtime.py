@@ -35,6 +35,7 @@ TOOL_CALL_DONE = "response.function_call_arguments.done"
 TURN_MODES = ("server_vad", "manual")
 IMAGE_MODES = ("item", "buffer")
 REQUEST_MODES = ("auto", "always", "never")
+DIALECTS = ("openai", "minicpmo")
 STALL_S = 10.0  # media seconds past the stream's end with audio still unsent: the connection is stuck
 
 
@@ -48,8 +49,8 @@ class RealtimeOptions:
     turn: str = "server_vad"  # server_vad: the server decides turns; manual: commit + response.create every probe_s
     probe_s: float = 1.0
     fps: float = 1.0  # frames per second sent as images (stamps (i + 0.5) / fps, as the protocols stamp)
-    chunk_s: float = 0.05  # audio sent per append
-    input_rate: int = 24000  # pcm16 input rate (OpenAI: 24 kHz; some servers want 16 kHz)
+    chunk_s: Optional[float] = None  # audio per append (openai 0.05 s; minicpmo 1 s units)
+    input_rate: Optional[int] = None  # input rate (openai pcm16 24 kHz; minicpmo float32 16 kHz)
     output_rate: int = 24000  # pcm16 rate of response audio
     speed: float = 1.0  # media seconds per wall second in batch (live: the page's clock)
     reconnects: int = 2
@@ -62,8 +63,21 @@ class RealtimeOptions:
     jpeg_quality: int = 80
     asr_model: Optional[str] = None  # faster-whisper model for speech without transcript deltas (runners.asr)
     session: dict = field(default_factory=dict)  # extra session.update fields for a vendor
+    dialect: str = "openai"  # openai: OpenAI Realtime events; minicpmo: MiniCPM-o's /v1/realtime gateway
+    max_slice_nums: int = 1  # minicpmo: video slices per frame (1: 64 tokens)
+    queue_timeout: float = 600.0  # minicpmo: wall seconds to wait for session.queue_done / session.created
 
     def __post_init__(self):
+        if self.dialect not in DIALECTS:
+            raise ValueError(f"realtime backend option: dialect must be one of {DIALECTS}")
+        mini = self.dialect == "minicpmo"
+        if self.chunk_s is None:
+            object.__setattr__(self, "chunk_s", 1.0 if mini else 0.05)
+        if self.input_rate is None:
+            object.__setattr__(self, "input_rate", 16000 if mini else 24000)
+        if mini and (self.turn != "server_vad" or self.chunk_s < 0.25):
+            raise ValueError("realtime backend option: the minicpmo dialect has no manual turns and needs "
+                             "chunk_s >= 0.25 (the gateway's minimum append)")
         checks = [(self.turn in TURN_MODES, f"turn must be one of {TURN_MODES}"),
                   (self.image_mode in IMAGE_MODES, f"image_mode must be one of {IMAGE_MODES}"),
                   (self.request_text in REQUEST_MODES, f"request_text must be one of {REQUEST_MODES}"),
@@ -184,8 +198,9 @@ def paced_clock(speed: float = 1.0):
     return clock
 
 
-def realtime_url(url: str, model: Optional[str]) -> str:
-    """ws(s) URL with ?model= added when a model is given and the URL names none (http(s) becomes ws(s))."""
+def realtime_url(url: str, model: Optional[str], mode: Optional[str] = None) -> str:
+    """ws(s) URL with ?model= added when a model is given and the URL names none (http(s) becomes ws(s));
+    `mode` (MiniCPM-o: video | audio) is added the same way."""
     parts = urlsplit(url)
     scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
     if scheme not in ("ws", "wss") or not parts.netloc:
@@ -193,6 +208,8 @@ def realtime_url(url: str, model: Optional[str]) -> str:
     query = parse_qsl(parts.query)
     if model and not any(k == "model" for k, _ in query):
         query.append(("model", model))
+    if mode and not any(k == "mode" for k, _ in query):
+        query.append(("mode", mode))
     return urlunsplit((scheme, parts.netloc, parts.path, urlencode(query), ""))
 
 
@@ -216,7 +233,8 @@ class RealtimeBackend(Backend):
         if isinstance(modalities, str):
             modalities = tuple(m.strip() for m in modalities.split(",") if m.strip())
         self.options = RealtimeOptions(modalities=tuple(modalities), **options)
-        self.url = realtime_url(url, self.options.model)
+        mode = ("video" if self.options.fps > 0 else "audio") if self.options.dialect == "minicpmo" else None
+        self.url = realtime_url(url, self.options.model, mode)
         self.name = f"realtime:{self.options.model or urlsplit(url).netloc}"
 
     def respond(self, decision):
@@ -234,6 +252,12 @@ class RealtimeBackend(Backend):
 
     def session_update(self, item, benchmark: str) -> dict:
         o = self.options
+        if o.dialect == "minicpmo":  # instructions (a standing request goes with them), slices per frame
+            text = o.instructions or DEFAULT_INSTRUCTIONS
+            if self.wants_request_text(item, benchmark):
+                text += f"\n\nThe user's request: {item.request.text}"
+            return {"type": "session.update", "session": {"instructions": text, "max_slice_nums": o.max_slice_nums,
+                                                          **o.session}}
         session = {"modalities": list(o.modalities), "instructions": o.instructions or DEFAULT_INSTRUCTIONS,
                    "input_audio_format": "pcm16", "output_audio_format": "pcm16",
                    "turn_detection": {"type": "server_vad"} if o.turn == "server_vad" else None}
@@ -274,6 +298,10 @@ class RealtimeBackend(Backend):
             audio = media.audio  # decoded once before connecting: the clock must not wait for a decoder
             samples = audio.samples if audio is not None else np.zeros(int(duration * o.input_rate), np.float32)
             result = StreamResult(item.id, duration, Timeline(duration, o.output_rate))
+            if o.dialect == "minicpmo" and self.wants_request_text(item, benchmark) and float(item.request.time or 0) > 0:
+                result.failed = (f"the minicpmo dialect cannot send a text request at its time ({item.request.time:g} s); "
+                                 f"use request_text=never to stream without it")
+                return result
             run = _Run(self, item, benchmark, media, samples, result, clock, cancel, on_speech, on_response)
             try:
                 run.play()
@@ -300,7 +328,10 @@ class _Run:
         self.ws = None
         self.sent_until = 0.0  # media time the audio sent so far reaches
         self.frame_i = 0
-        self.request_sent = not backend.wants_request_text(item, benchmark)
+        self.mini = self.o.dialect == "minicpmo"
+        self.request_sent = self.mini or not backend.wants_request_text(item, benchmark)
+        self.server_closed: Optional[str] = None
+        self.n_turns = 0
         self.next_probe = self.o.probe_s
         self.current: Optional[ResponseRecord] = None
         self.by_id: dict[str, ResponseRecord] = {}
@@ -358,8 +389,14 @@ class _Run:
         self.ws = ws
         stop = threading.Event()
         sender_error: list[BaseException] = []
+        self.server_closed = None
         try:
-            ws.send(json.dumps(self.b.session_update(self.item, self.benchmark)))
+            if self.mini:  # queue first; only then session.update, and stream once the session exists
+                self._await(ws, "session.queue_done")
+                ws.send(json.dumps(self.b.session_update(self.item, self.benchmark)))
+                self._await(ws, "session.created")
+            else:
+                ws.send(json.dumps(self.b.session_update(self.item, self.benchmark)))
             if self.clock is None:
                 self.clock = paced_clock(self.o.speed)  # media time 0 = the first connection is up
             if drop_t is not None:  # resume at the current media time; the missed span is a gap
@@ -381,7 +418,11 @@ class _Run:
                     if sender_error and not isinstance(sender_error[0], ConnectionClosed):
                         raise sender_error[0]
                     if not sender.is_alive() and not sender_error and self.now() >= self.end_t:
+                        if self.mini:
+                            self._quiet_send(ws, {"type": "session.close", "reason": "user_stop"})
                         return  # the stream (and its tail) is over
+                    if self.server_closed is not None:
+                        raise _Dropped(f"the server closed the session ({self.server_closed})")
                     if sender.is_alive() and self.now() >= self.end_t + STALL_S:
                         raise _Dropped(f"sending stalled: the stream ended {STALL_S:.0f} media s ago and "
                                        f"audio is sent only up to {self.sent_until:.2f}s")
@@ -424,11 +465,21 @@ class _Run:
             chunk = self.samples[a:b]
             if len(chunk) < b - a:
                 chunk = np.concatenate([chunk, np.zeros(b - a - len(chunk), np.float32)])
-            pcm = (np.clip(chunk, -1, 1) * 32767).astype("<i2").tobytes()
-            ws.send(json.dumps({"type": "input_audio_buffer.append", "audio": base64.b64encode(pcm).decode()}))
+            if self.mini:  # float32 audio with this unit's frames inside the append
+                ev = {"type": "input_audio_buffer.append",
+                      "audio": base64.b64encode(np.clip(chunk, -1, 1).astype("<f4").tobytes()).decode()}
+                frames = [url.split(",", 1)[1] for url in self._due_frames(t1)]
+                if frames:
+                    ev["video_frames"] = frames
+                    ev["max_slice_nums"] = o.max_slice_nums
+                ws.send(json.dumps(ev))
+            else:
+                pcm = (np.clip(chunk, -1, 1) * 32767).astype("<i2").tobytes()
+                ws.send(json.dumps({"type": "input_audio_buffer.append", "audio": base64.b64encode(pcm).decode()}))
             self.sent_until = t1
             self.r.n_audio_chunks += 1
-            self._send_frames(ws, t1)
+            if not self.mini:
+                self._send_frames(ws, t1)
             self._send_request(ws, t1)
             if o.turn == "manual" and t1 + 1e-9 >= self.next_probe:
                 self.next_probe += o.probe_s
@@ -447,22 +498,28 @@ class _Run:
             except TimeoutError:
                 continue
 
-    def _send_frames(self, ws, t: float) -> None:
-        """Frames stamped (i + 0.5) / fps up to t, each the picture on screen at its stamp (no lookahead)."""
+    def _due_frames(self, t: float) -> list[str]:
+        """JPEG data URLs of the frames stamped (i + 0.5) / fps up to t not yet sent, each the picture on
+        screen at its stamp (no lookahead)."""
+        out: list[str] = []
         if self.o.fps <= 0 or not self.item.stream.video_path:
-            return
+            return out
         while (self.frame_i + 0.5) / self.o.fps <= t + 1e-9:
             stamp = (self.frame_i + 0.5) / self.o.fps
             self.frame_i += 1
-            frame = self.media.frames.frame(stamp)
-            url = jpeg_data_url(frame.image, quality=self.o.jpeg_quality)
+            out.append(jpeg_data_url(self.media.frames.frame(stamp).image, quality=self.o.jpeg_quality))
+            self.r.n_frames += 1
+        return out
+
+    def _send_frames(self, ws, t: float) -> None:
+        """Each due frame as its own image event (OpenAI dialect)."""
+        for url in self._due_frames(t):
             if self.o.image_mode == "buffer":
                 ev = {"type": "input_image_buffer.append", "image": url.split(",", 1)[1]}
             else:
                 ev = {"type": "conversation.item.create",
                       "item": {"type": "message", "role": "user", "content": [{"type": "input_image", "image_url": url}]}}
             ws.send(json.dumps(ev))
-            self.r.n_frames += 1
 
     def _send_request(self, ws, t: float) -> None:
         req = self.item.request
@@ -501,6 +558,8 @@ class _Run:
             self._bad("no event type", msg)
             return
         kind = ev["type"]
+        if self.mini and self._handle_minicpmo(kind, ev, msg):
+            return
         if kind == "error":
             self.r.n_server_errors += 1
             err = ev.get("error")
@@ -538,6 +597,84 @@ class _Run:
         elif kind == "conversation.item.input_audio_transcription.completed":
             self.r.user_transcripts.append({"t": round(self.now(), 3), "text": str(ev.get("transcript") or "")})
 
+    def _await(self, ws, kind: str) -> None:
+        """MiniCPM-o set-up: read events until `kind` (queue updates pass; errors are counted)."""
+        from websockets.exceptions import ConnectionClosed
+
+        deadline = time.monotonic() + self.o.queue_timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Dropped(f"no {kind} within {self.o.queue_timeout:g} s")
+            try:
+                msg = ws.recv(timeout=min(left, 1.0))
+            except TimeoutError:
+                if self.cancel.is_set():
+                    raise _Dropped("cancelled while queued") from None
+                continue
+            except ConnectionClosed as exc:
+                raise _Dropped(f"connection closed while waiting for {kind} ({exc})") from None
+            try:
+                ev = json.loads(msg)
+            except (TypeError, ValueError):
+                ev = None
+            if isinstance(ev, dict) and ev.get("type") == kind:
+                return
+            if isinstance(ev, dict) and ev.get("type") in ("session.queued", "session.queue_update"):
+                continue
+            if isinstance(ev, dict) and ev.get("type") == "session.closed":
+                raise _Dropped(f"the server closed the session ({ev.get('reason')})")
+            self.r.n_events += 1  # before streaming there is no media time: errors are counted, nothing placed
+            if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
+                self._bad("not a JSON event" if ev is None else "no event type", msg)
+            elif ev["type"] == "error":
+                err = ev.get("error")
+                self.r.n_server_errors += 1
+                self.r.server_errors.append(str(err.get("message") if isinstance(err, dict) else err)[:200])
+
+    def _handle_minicpmo(self, kind: str, ev: dict, msg) -> bool:
+        """MiniCPM-o gateway events (docs/realtime-protocol-overview.md of MiniCPM-o-Demo): speech comes as
+        `response.output_audio.delta` {text, audio: float32 24 kHz, end_of_turn}; `response.listen` means the
+        model listens (a turn still open is cut there); `session.closed` ends the session."""
+        if kind == "response.output_audio.delta":
+            text, audio = ev.get("text", ""), ev.get("audio", "")
+            try:
+                raw = base64.b64decode(audio, validate=True) if isinstance(audio, str) else None
+            except (binascii.Error, ValueError):
+                raw = None
+            if raw is None or len(raw) % 4 or not isinstance(text, str):
+                self._bad(f"{kind} with undecodable float32 audio or no text", str(msg)[:80])
+                return True
+            if self.current is None:
+                self.n_turns += 1
+                self._response({"response_id": f"turn{self.n_turns}"})
+            rec = self.current
+            if text:
+                rec.deltas.append({"text": text, "t": round(self.now(), 3), "pos": rec.samples})
+            pcm = (np.clip(np.frombuffer(raw, dtype="<f4"), -1, 1) * 32767).astype(np.int16)
+            self._place(rec, pcm)
+            if ev.get("end_of_turn"):
+                rec.done, rec.status = True, "completed"
+                self.current = None
+                self._report(rec)
+            return True
+        if kind == "response.listen":
+            if self.current is not None:  # listening with a turn still open: its queued audio is never heard
+                rec, self.current = self.current, None
+                self._truncate_playing(self.now())
+                self._report(rec)
+            return True
+        if kind == "session.closed":
+            self.server_closed = str(ev.get("reason") or "closed")
+            return True
+        return kind in ("session.created", "session.queued", "session.queue_update", "session.queue_done")
+
+    def _quiet_send(self, ws, ev: dict) -> None:
+        try:
+            ws.send(json.dumps(ev))
+        except Exception:  # noqa: BLE001 - the session is ending either way
+            pass
+
     def _tool_call(self, ev: dict, msg) -> None:
         """A function call: kept at its arrival time; the call gets an acknowledgement so the session goes on
         (the benchmarks score the call itself; nothing is executed)."""
@@ -570,7 +707,10 @@ class _Run:
         rec = self._response(ev)
         if rec.id in self.interrupted or not raw:
             return
-        pcm = np.frombuffer(raw, dtype="<i2")
+        self._place(rec, np.frombuffer(raw, dtype="<i2"))
+
+    def _place(self, rec: ResponseRecord, pcm: np.ndarray) -> None:
+        """Put a response's audio on the timeline at the media time it arrived."""
         t = self.now()
         start, end = self.r.timeline.place(t, pcm)
         rec.samples += len(pcm)

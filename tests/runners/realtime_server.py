@@ -12,7 +12,8 @@ script is in media seconds of the session. CONFIG:
      "drop": {"connections": [1], "at": 5.0},     # close these connections (1-based; "all") at media time
      "malformed": [{"at": 1.0, "kind": "not_json" | "no_type" | "bad_audio"}],
      "tool_calls": [{"t": 4.0, "name": "set_timer", "arguments": {"seconds": 30}}],   # function calls
-     "log": "/abs/events.jsonl"}                   # one line per client event (audio appends summarised)
+     "log": "/abs/events.jsonl",                   # one line per client event (audio appends summarised)
+     "dialect": "openai" | "minicpmo"}             # minicpmo: MiniCPM-o's gateway (queue, float32 1 s units)
 
 Speech audio goes out as 24 kHz pcm16 in 0.1 s deltas, as fast as it is produced (as real servers send it),
 each word's transcript delta just before the audio it starts in."""
@@ -66,20 +67,30 @@ class Scripted:
         tasks = []
         auth = ws.request.headers.get("Authorization")
         self.write({"conn": conn, "type": "connect", "path": ws.request.path, "auth": auth})
-        await ws.send(json.dumps({"type": "session.created", "session": {"id": f"sess{conn}"}}))
+        mini = self.c.get("dialect") == "minicpmo"
+        if mini:  # queued, then the worker is assigned; session.created answers session.update
+            await ws.send(json.dumps({"type": "session.queued", "position": 1}))
+            await ws.send(json.dumps({"type": "session.queue_done"}))
+        else:
+            await ws.send(json.dumps({"type": "session.created", "session": {"id": f"sess{conn}"}}))
         try:
             async for msg in ws:
                 ev = json.loads(msg)
                 kind = ev.get("type")
                 t = received / rate
                 if kind == "input_audio_buffer.append":
-                    received += len(base64.b64decode(ev["audio"])) // 2
+                    received += len(base64.b64decode(ev["audio"])) // (4 if mini else 2)
                     t = received / rate
+                    if mini:
+                        self.write({"conn": conn, "type": "append", "t": round(t, 3),
+                                    "frames": len(ev.get("video_frames") or [])})
                 else:
                     row = {"conn": conn, "type": kind, "t": round(t, 3)}
                     if kind == "session.update":
                         row["session"] = ev.get("session")
-                        await ws.send(json.dumps({"type": "session.updated", "session": ev.get("session")}))
+                        reply = {"type": "session.created", "session_id": f"rt_{conn}"} if mini else \
+                            {"type": "session.updated", "session": ev.get("session")}
+                        await ws.send(json.dumps(reply))
                     elif kind == "conversation.item.create":
                         item = ev["item"]
                         row["item_type"] = item.get("type")
@@ -99,7 +110,8 @@ class Scripted:
                     tasks.append(None)
                 for s in [s for s in pending if t >= s["t"]]:
                     pending.remove(s)
-                    tasks.append(asyncio.create_task(self.speak(ws, conn, s, len(tasks) + 1)))
+                    speak = self.speak_minicpmo if mini else self.speak
+                    tasks.append(asyncio.create_task(speak(ws, conn, s, len(tasks) + 1)))
                 if drop_at is not None and t >= drop_at:
                     self.write({"conn": conn, "type": "drop", "t": round(t, 3)})
                     await ws.close(code=1011, reason="scripted drop")
@@ -119,6 +131,27 @@ class Scripted:
                                   "call_id": f"call_{conn}_{n}", "name": c["name"],
                                   "arguments": json.dumps(c["arguments"])}))
         await ws.send(json.dumps({"type": "response.done", "response": {"id": rid, "status": "completed"}}))
+
+    async def speak_minicpmo(self, ws, conn: int, s: dict, n: int) -> None:
+        """One turn as 1 s float32 units, each with the words that start in it, end_of_turn on the last."""
+        await asyncio.sleep(float(self.c.get("latency", 0.0)))
+        pcm = s["pcm"].astype(np.float32) / 32767.0
+        words, off, starts = s["text"].split(), 0, []
+        for w in words:
+            idx = s["text"].index(w, off)
+            starts.append(int(len(pcm) * idx / max(1, len(s["text"]))))
+            off = idx + len(w)
+        try:
+            units = list(range(0, len(pcm), OUT_RATE))
+            for i, a in enumerate(units):
+                text = " ".join(w for w, st in zip(words, starts) if a <= st < a + OUT_RATE)
+                await ws.send(json.dumps({"type": "response.output_audio.delta", "text": (" " if i else "") + text,
+                                          "audio": base64.b64encode(pcm[a:a + OUT_RATE].astype("<f4").tobytes()).decode(),
+                                          "end_of_turn": i == len(units) - 1, "kv_cache_length": 100}))
+            await ws.send(json.dumps({"type": "response.listen", "kv_cache_length": 100}))
+            self.write({"conn": conn, "type": "spoke", "text": s["text"], "t": s["t"]})
+        except ConnectionClosed:
+            pass
 
     async def speak(self, ws, conn: int, s: dict, n: int) -> None:
         await asyncio.sleep(float(self.c.get("latency", 0.0)))

@@ -217,6 +217,31 @@ def test_interactscope_tool_calls_become_tool_call_emissions(wavs, rt_server, cl
     assert [t["text"] for t in texts] == [[item.request.text]] and texts[0]["t"] >= 2.0
 
 
+def test_minicpmo_dialect_streams_one_second_units_and_places_turns(wavs, rt_server, clip):
+    url, log = rt_server({"speech": speech(wavs, (3.0, "a"), (7.0, "b")), "dialect": "minicpmo",
+                          "input_rate": 16000, "malformed": [{"at": 1.0, "kind": "not_json"}]})
+    backend = load_backend(f"realtime:{url}", dialect="minicpmo", speed=2.0)
+    assert backend.url.endswith("/v1/realtime?mode=video") and backend.options.chunk_s == 1.0
+    pb = pb_item(clip)
+    r = realtime_item_result("proactivebench", pb, backend)
+    assert r["failed"] is None and r["realtime"]["n_malformed"] == 1
+    assert r["prediction"]["response_seconds"] == [4, 8]  # onsets 3.0 and 7.0 fall in seconds 4 and 8
+    assert [c["content"] for c in r["emissions"]] == [PHRASES["a"], PHRASES["b"]]
+    for e, scripted in zip(r["emissions"], (3.0, 7.0)):
+        assert abs(e["t"] - scripted) <= 2 * ONSET_TOL
+    ev = events(log)
+    update = [e for e in ev if e["type"] == "session.update"]
+    assert len(update) == 1 and update[0]["session"]["max_slice_nums"] == 1
+    assert update[0]["session"]["instructions"].endswith(f"The user's request: {pb.request.text}")
+    appends = [e for e in ev if e["type"] == "append"]
+    assert [a["t"] for a in appends] == [float(k) for k in range(1, 13)]  # 1 s float32 units, 12 s
+    assert all(a["frames"] == 1 for a in appends)  # the frame stamped k + 0.5 s rides in unit k
+    assert [e["type"] for e in ev if e["type"] in ("session.close", "conversation.item.create")] == ["session.close"]
+    # a text request asked later in the stream cannot be sent by this protocol: the item fails up front
+    late = realtime_item_result("interactionbench", ib_item(clip, time_type="A", q=2.0), backend)
+    assert "cannot send a text request" in late["failed"]
+
+
 def test_missing_key_variable_fails_the_item(clip, monkeypatch):
     monkeypatch.delenv("RT_ABSENT_KEY", raising=False)
     backend = load_backend("realtime:ws://127.0.0.1:9/v1/realtime", api_key_env="RT_ABSENT_KEY")
