@@ -283,11 +283,14 @@ class RealtimeBackend(Backend):
 
     def stream_item(self, item, benchmark: str = "", *, clock=None, cancel: Optional[threading.Event] = None,
                     on_speech: Optional[Callable[[str, float, np.ndarray], None]] = None,
-                    on_response: Optional[Callable[[ResponseRecord], None]] = None) -> StreamResult:
+                    on_response: Optional[Callable[[ResponseRecord], None]] = None,
+                    mix: Optional[Callable[[float, float, int], Optional[np.ndarray]]] = None) -> StreamResult:
         """Play `item`'s stream to the model and collect what it says. `clock` is a live MediaClock (the page's);
         without one the stream plays by itself at `speed`. `on_speech(response_id, t, pcm16)` sees each placed
         audio piece as it arrives (live playback); `on_response(record)` sees each response once it is over
-        (done, cut by a barge-in or a lost connection, or still open when the stream ended)."""
+        (done, cut by a barge-in or a lost connection, or still open when the stream ended). `mix(t0, t1, rate)`
+        may return float32 samples of [t0, t1) added to the stream's audio before it is sent (duplex live: the
+        person's microphone, so the model hears both)."""
         from runners.protocols.base import Media
 
         o = self.options
@@ -303,6 +306,7 @@ class RealtimeBackend(Backend):
                                  f"use request_text=never to stream without it")
                 return result
             run = _Run(self, item, benchmark, media, samples, result, clock, cancel, on_speech, on_response)
+            run.mix = mix
             try:
                 run.play()
             finally:
@@ -326,6 +330,7 @@ class _Run:
         self.on_response = on_response
         self.reported: set[str] = set()
         self.ws = None
+        self.mix = None
         self.sent_until = 0.0  # media time the audio sent so far reaches
         self.frame_i = 0
         self.mini = self.o.dialect == "minicpmo"
@@ -465,6 +470,12 @@ class _Run:
             chunk = self.samples[a:b]
             if len(chunk) < b - a:
                 chunk = np.concatenate([chunk, np.zeros(b - a - len(chunk), np.float32)])
+            if self.mix is not None:
+                extra = self.mix(t0, t1, o.input_rate)
+                if extra is not None and len(extra):
+                    chunk = chunk.astype(np.float32, copy=True)
+                    n = min(len(chunk), len(extra))
+                    chunk[:n] += np.asarray(extra[:n], dtype=np.float32)
             if self.mini:  # float32 audio with this unit's frames inside the append
                 ev = {"type": "input_audio_buffer.append",
                       "audio": base64.b64encode(np.clip(chunk, -1, 1).astype("<f4").tobytes()).decode()}

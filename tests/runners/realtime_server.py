@@ -65,6 +65,7 @@ class Scripted:
         calls = list(self.c.get("tool_calls", []))
         received = 0
         tasks = []
+        sq = []  # per-second sums of squares of the received audio (what the model heard)
         auth = ws.request.headers.get("Authorization")
         self.write({"conn": conn, "type": "connect", "path": ws.request.path, "auth": auth})
         mini = self.c.get("dialect") == "minicpmo"
@@ -79,7 +80,14 @@ class Scripted:
                 kind = ev.get("type")
                 t = received / rate
                 if kind == "input_audio_buffer.append":
-                    received += len(base64.b64decode(ev["audio"])) // (4 if mini else 2)
+                    raw = base64.b64decode(ev["audio"])
+                    x = np.frombuffer(raw, "<f4") if mini else np.frombuffer(raw, "<i2").astype(np.float32) / 32767
+                    for i, v in enumerate(x.astype(np.float64) ** 2):
+                        sec = (received + i) // rate
+                        if sec >= len(sq):
+                            sq.append(0.0)
+                        sq[sec] += v
+                    received += len(x)
                     t = received / rate
                     if mini:
                         self.write({"conn": conn, "type": "append", "t": round(t, 3),
@@ -119,7 +127,8 @@ class Scripted:
         except ConnectionClosed:
             pass
         finally:
-            self.write({"conn": conn, "type": "closed", "audio_s": round(received / rate, 3)})
+            self.write({"conn": conn, "type": "closed", "audio_s": round(received / rate, 3),
+                        "rms": [round((v / rate) ** 0.5, 4) for v in sq]})
             for task in tasks:
                 if task is not None:
                     task.cancel()

@@ -368,6 +368,25 @@ def test_drive_realtime_has_drive_shape_for_live_workers(wavs, rt_server, clip):
         assert [w["text"] for w in e.meta["aligned_words"]] == e.content.split()
 
 
+def test_person_audio_is_mixed_into_what_the_model_hears(rt_server, clip):
+    from conftest import oi_item
+
+    url, log = rt_server({})
+    backend = load_backend(f"realtime:{url}", speed=4.0, fps=0)
+
+    def person(t0, t1, rate):  # the person speaks (a 0.5 constant here) during [5, 6)
+        n = int(round((t1 - t0) * rate))
+        return np.full(n, 0.5, np.float32) if 5.0 <= t0 < 6.0 else None
+
+    res = backend.stream_item(oi_item(clip), "omniinteract", mix=person)
+    plain = backend.stream_item(oi_item(clip), "omniinteract")
+    assert res.failed is None and plain.failed is None
+    with_person, without = [e["rms"] for e in events(log) if e["type"] == "closed"]
+    assert len(with_person) == len(without) == 12
+    assert abs(with_person[5] - 0.5) < 0.01 and without[5] < 0.01  # only second 5 changed, by the person
+    assert [a for i, a in enumerate(with_person) if i != 5] == [b for i, b in enumerate(without) if i != 5]
+
+
 def test_page_that_stops_reporting_fails_the_session(rt_server, clip):
     from conftest import oi_item
     from runners.clock import MediaClock
