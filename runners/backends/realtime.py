@@ -288,7 +288,7 @@ class RealtimeBackend(Backend):
         """Play `item`'s stream to the model and collect what it says. `clock` is a live MediaClock (the page's);
         without one the stream plays by itself at `speed`. `on_speech(response_id, t, pcm16)` sees each placed
         audio piece as it arrives (live playback); `on_response(record)` sees each response once it is over
-        (done, cut by a barge-in or a lost connection, or still open when the stream ended). `mix(t0, t1, rate)`
+        (done, cut by a barge-in, open when its connection was lost or when the stream ended). `mix(t0, t1, rate)`
         may return float32 samples of [t0, t1) added to the stream's audio before it is sent (duplex live: the
         person's microphone, so the model hears both)."""
         from runners.protocols.base import Media
@@ -324,7 +324,6 @@ class _Run:
         self.b, self.o = backend, backend.options
         self.item, self.benchmark, self.media, self.samples, self.r = item, benchmark, media, samples, result
         self.clock = clock
-        self.own_clock = clock is None
         self.cancel = cancel or threading.Event()
         self.on_speech = on_speech
         self.on_response = on_response
@@ -361,7 +360,11 @@ class _Run:
                 self._connection(drop_t)
                 return
             except _Dropped as exc:
-                drop_t = None if self.clock is None else max(self.sent_until, min(self.now(), self.end_t))
+                # the gap starts where the sent audio ends; speech already received still plays out
+                drop_t = None if self.clock is None else self.sent_until
+                if self.current is not None:  # a response open on the lost connection ends with what arrived
+                    self._report(self.current)
+                    self.current, self.response_active = None, False
                 attempts += 1
                 if attempts > int(self.o.reconnects):
                     where = "before streaming" if drop_t is None else f"at media time {drop_t:.2f}s"
@@ -411,7 +414,6 @@ class _Run:
                 self.sent_until = resume
                 if self.o.fps > 0:  # frames stamped inside the gap were never shown
                     self.frame_i = max(self.frame_i, math.ceil(resume * self.o.fps - 0.5))
-                self._truncate_playing(drop_t)  # the model that was speaking is gone
             sender = threading.Thread(target=self._send_loop, args=(ws, stop, sender_error), daemon=True,
                                       name=f"realtime-send-{self.item.id}")
             sender.start()
@@ -735,7 +737,7 @@ class _Run:
                 self.on_speech(rec.id, s, pcm[: end - start])
 
     def _truncate_playing(self, t: float) -> None:
-        """Barge-in or a lost connection: audio queued past t is never heard; the response stops there."""
+        """Barge-in: audio queued past t is never heard; the response stops there."""
         if self.r.timeline.truncate(t) <= 0:
             return
         for rec in self.r.responses:
