@@ -350,6 +350,12 @@ class _Run:
             raise ClockStale("media clock went stale (the page stopped reporting)")
         return float(t)
 
+    def arrival_t(self) -> float:
+        """The media time an event arrived at: the stream clock, but never more than one chunk past the audio
+        actually sent (a starved sender has not played the stream that far: the model heard only what was
+        sent, so a late client must not make the model look late)."""
+        return min(self.now(), self.sent_until + self.o.chunk_s)
+
     def play(self) -> None:
         from runners.clock import ClockStale
 
@@ -554,7 +560,7 @@ class _Run:
         rid = str(rid) if rid else (self.current.id if self.current is not None else f"r{len(self.r.responses) + 1}")
         rec = self.by_id.get(rid)
         if rec is None:
-            rec = ResponseRecord(rid, created_t=round(self.now(), 3))
+            rec = ResponseRecord(rid, created_t=round(self.arrival_t(), 3))
             self.by_id[rid] = rec
             self.r.responses.append(rec)
         self.current = rec
@@ -591,7 +597,7 @@ class _Run:
             if rec.id in self.interrupted:
                 return
             rec.text_only = rec.text_only or (kind in TEXT_DELTAS and not rec.samples)
-            rec.deltas.append({"text": delta, "t": round(self.now(), 3), "pos": rec.samples})
+            rec.deltas.append({"text": delta, "t": round(self.arrival_t(), 3), "pos": rec.samples})
         elif kind == "response.done":
             rec = self._response(ev)
             rec.done = True
@@ -606,9 +612,9 @@ class _Run:
         elif kind == TOOL_CALL_DONE:
             self._tool_call(ev, msg)
         elif kind == "input_audio_buffer.speech_started":
-            self._truncate_playing(self.now())
+            self._truncate_playing(self.arrival_t())
         elif kind == "conversation.item.input_audio_transcription.completed":
-            self.r.user_transcripts.append({"t": round(self.now(), 3), "text": str(ev.get("transcript") or "")})
+            self.r.user_transcripts.append({"t": round(self.arrival_t(), 3), "text": str(ev.get("transcript") or "")})
 
     def _await(self, ws, kind: str) -> None:
         """MiniCPM-o set-up: read events until `kind` (queue updates pass; errors are counted)."""
@@ -663,7 +669,7 @@ class _Run:
                 self._response({"response_id": f"turn{self.n_turns}"})
             rec = self.current
             if text:
-                rec.deltas.append({"text": text, "t": round(self.now(), 3), "pos": rec.samples})
+                rec.deltas.append({"text": text, "t": round(self.arrival_t(), 3), "pos": rec.samples})
             pcm = (np.clip(np.frombuffer(raw, dtype="<f4"), -1, 1) * 32767).astype(np.int16)
             self._place(rec, pcm)
             if ev.get("end_of_turn"):
@@ -674,7 +680,7 @@ class _Run:
         if kind == "response.listen":
             if self.current is not None:  # listening with a turn still open: its queued audio is never heard
                 rec, self.current = self.current, None
-                self._truncate_playing(self.now())
+                self._truncate_playing(self.arrival_t())
                 self._report(rec)
             return True
         if kind == "session.closed":
@@ -700,7 +706,7 @@ class _Run:
             self._bad(f"{TOOL_CALL_DONE} without a name and JSON object arguments", msg)
             return
         call_id = ev.get("call_id")
-        self.r.tool_calls.append({"t": round(self.now(), 3), "name": name, "args": args, "call_id": call_id})
+        self.r.tool_calls.append({"t": round(self.arrival_t(), 3), "name": name, "args": args, "call_id": call_id})
         if call_id and self.ws is not None:
             try:
                 self.ws.send(json.dumps({"type": "conversation.item.create", "item": {
@@ -724,7 +730,7 @@ class _Run:
 
     def _place(self, rec: ResponseRecord, pcm: np.ndarray) -> None:
         """Put a response's audio on the timeline at the media time it arrived."""
-        t = self.now()
+        t = self.arrival_t()
         start, end = self.r.timeline.place(t, pcm)
         rec.samples += len(pcm)
         if end > start:

@@ -28,7 +28,8 @@ from runners.realtime_run import (chunk_of_response, emissions_from_transcript, 
                                   speech_audio, speech_segments)
 
 SERVER = Path(__file__).with_name("realtime_server.py")
-ONSET_TOL = 0.15
+ONSET_TOL = 0.15  # onset accuracy, checked at speed 0.5: a scheduling delay of 0.3 s on a loaded machine fits
+LOOSE_TOL = 0.5  # tests of what becomes of speech (conversions, dialects, live hooks) at speed 1
 PHRASES = {"a": "The ball just appeared.", "b": "It changed four times."}
 
 
@@ -68,8 +69,15 @@ def rt_server(tmp_path):
         proc.wait(timeout=30)
 
 
-def events(log: Path) -> list[dict]:
-    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+def events(log: Path, closed: int = 1) -> list[dict]:
+    """The server's event log once `closed` connections have been closed on its side (the client returns
+    before the server has logged the end of a connection: wait for that state, generously)."""
+    deadline = time.monotonic() + 60
+    while True:
+        rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
+        if sum(r["type"] == "closed" for r in rows) >= closed or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.05)
 
 
 def speech(wavs, *entries) -> list[dict]:
@@ -86,7 +94,7 @@ def test_batch_omniinteract_demo_writes_native_outputs_the_scorer_reads(wavs, rt
     ds = load("omniinteract", probe_media=False)
     store = Store(tmp_path / "db.sqlite")
     spec = RunSpec(benchmark="omniinteract", model=f"realtime:{url}", data_dir=str(demo_dir("omniinteract")),
-                   protocol="duplex", backend_options={"model": "scripted"})
+                   protocol="duplex", backend_options={"model": "scripted", "speed": 0.5})
     out = tmp_path / "run"
     report = BatchRunner(store, spec, out_dir=out, concurrency=len(ds.items)).run()
     model_dir = next((out / "outputs").iterdir())  # the one model folder the run wrote
@@ -123,7 +131,7 @@ def test_batch_omniinteract_demo_writes_native_outputs_the_scorer_reads(wavs, rt
     assert json.loads(scored.read_text())["summary"] == json.loads(json.dumps(report["summary"]))
     assert report["summary"]["success"] == len(ds.items)
     # what went over the wire: no key, frames at 1 fps, no text request (the question is spoken in the stream)
-    ev = events(log)
+    ev = events(log, closed=len(ds.items))
     assert {e["auth"] for e in ev if e["type"] == "connect"} == {None}
     assert not [e for e in ev if e["type"] == "conversation.item.create" and e["text"]]
     per_conn = {}
@@ -138,23 +146,23 @@ def test_batch_omniinteract_demo_writes_native_outputs_the_scorer_reads(wavs, rt
 
 
 @pytest.mark.slow
-def test_dropped_connection_resumes_and_records_the_gap(wavs, rt_server, tmp_path):
-    url, log = rt_server({"speech": speech(wavs, (2.0, "a"), (9.0, "b")), "drop": {"connections": [1], "at": 6.0}})
-    ds = load("omniinteract", probe_media=False)
-    item = ds.get("1q1a__videos__0003")
-    r = realtime_item_result("omniinteract", item, load_backend(f"realtime:{url}"))
+def test_dropped_connection_resumes_and_records_the_gap(wavs, rt_server, clip):
+    from conftest import oi_item
+
+    url, log = rt_server({"speech": speech(wavs, (1.0, "a"), (4.0, "b")), "drop": {"connections": [1], "at": 5.0}})
+    r = realtime_item_result("omniinteract", oi_item(clip), load_backend(f"realtime:{url}", speed=0.5))
     assert r["failed"] is None
     rt = r["realtime"]
     assert rt["n_reconnects"] == 1 and len(rt["gaps"]) == 1
     g0, g1 = rt["gaps"][0]
-    assert abs(g0 - 6.0) <= ONSET_TOL and g1 >= g0
+    assert abs(g0 - 5.0) <= ONSET_TOL and g1 >= g0
     # the new session's clock restarts at the resume point: its speech lands at resume + scripted time
     starts = [c["timestamp"][0] for c in r["prediction"]["chunks"]]
-    expected = [2.0, g1 + 2.0, g1 + 9.0]
-    assert len(starts) == 3 and all(abs(s - e) <= ONSET_TOL for s, e in zip(starts, expected)), (starts, expected)
-    assert [e["conn"] for e in events(log) if e["type"] == "connect"] == [1, 2]
+    expected = [1.0, 4.0, g1 + 1.0, g1 + 4.0]
+    assert len(starts) == 4 and all(abs(s - e) <= ONSET_TOL for s, e in zip(starts, expected)), (starts, expected)
+    assert [e["conn"] for e in events(log, closed=2) if e["type"] == "connect"] == [1, 2]
     # no audio was sent for the gap (chunks already in flight when the server closed are lost: a few 0.05 s)
-    closed = [e["audio_s"] for e in events(log) if e["type"] == "closed"]
+    closed = [e["audio_s"] for e in events(log, closed=2) if e["type"] == "closed"]
     assert 0 <= rt["duration"] - (g1 - g0) - sum(closed) <= 3 * 0.05 + 1e-6
 
 
@@ -170,7 +178,7 @@ def test_connection_that_keeps_dropping_fails_the_item_never_silence(wavs, rt_se
     assert run.status == "failed"
     assert store.run_items(run.id) == {}  # nothing stored as if the model had been silent
     assert not (tmp_path / "run").exists()
-    assert [e["conn"] for e in events(log) if e["type"] == "connect"] == [1, 2]
+    assert [e["conn"] for e in events(log, closed=2) if e["type"] == "connect"] == [1, 2]
 
 
 # -- other benchmarks: transcript chunks become emissions at their onsets -------------------------------
@@ -179,14 +187,14 @@ def test_interactionbench_item_gets_text_request_key_header_and_onset_emissions(
                                                                                monkeypatch):
     url, log = rt_server({"speech": speech(wavs, (4.0, "a"))})
     monkeypatch.setenv("RT_TEST_KEY", "sk-test-123")
-    backend = load_backend(f"realtime:{url}", api_key_env="RT_TEST_KEY", speed=2.0, turn="manual", fps=2.0)
+    backend = load_backend(f"realtime:{url}", api_key_env="RT_TEST_KEY", turn="manual", fps=2.0)
     item = ib_item(clip, time_type="A", q=2.0)
     r = realtime_item_result("interactionbench", item, backend)
     assert r["failed"] is None
     pred = r["prediction"]
     assert (pred["video_id"], pred["item_index"]) == ("events", 0)
     assert len(pred["emissions"]) == 1 and pred["emissions"][0]["content"] == PHRASES["a"]
-    assert abs(pred["emissions"][0]["t"] - 4.0) <= 2 * ONSET_TOL  # speed 2: twice the media jitter
+    assert abs(pred["emissions"][0]["t"] - 4.0) <= LOOSE_TOL
     ev = events(log)
     assert [e["auth"] for e in ev if e["type"] == "connect"] == ["Bearer sk-test-123"]
     texts = [e for e in ev if e["type"] == "conversation.item.create" and e["text"]]
@@ -202,13 +210,13 @@ def test_interactscope_tool_calls_become_tool_call_emissions(wavs, rt_server, cl
     url, log = rt_server({"speech": speech(wavs, (6.0, "b")),
                           "tool_calls": [{"t": 4.0, "name": "set_timer", "arguments": {"seconds": 30}}]})
     item = is_item(clip, query_time=2.0)
-    r = realtime_item_result("interactscope", item, load_backend(f"realtime:{url}", speed=2.0))
+    r = realtime_item_result("interactscope", item, load_backend(f"realtime:{url}"))
     assert r["failed"] is None
     got = r["prediction"]["responses"]
     assert [(x["kind"], x["text"]) for x in got] == [("tool_call", '{"args": {"seconds": 30}, "tool": "set_timer"}'),
                                                      ("speech", PHRASES["b"])]
     assert got[0]["tool"] == {"name": "set_timer", "args": {"seconds": 30}}
-    assert abs(got[0]["t"] - 4.0) <= 2 * ONSET_TOL and abs(got[1]["t"] - 6.0) <= 2 * ONSET_TOL
+    assert abs(got[0]["t"] - 4.0) <= LOOSE_TOL and abs(got[1]["t"] - 6.0) <= LOOSE_TOL
     ev = events(log)
     session = ev[1]["session"]
     assert [t["name"] for t in session["tools"]] == ["set_timer"] and session["tools"][0]["type"] == "function"
@@ -220,15 +228,15 @@ def test_interactscope_tool_calls_become_tool_call_emissions(wavs, rt_server, cl
 def test_minicpmo_dialect_streams_one_second_units_and_places_turns(wavs, rt_server, clip):
     url, log = rt_server({"speech": speech(wavs, (3.0, "a"), (7.0, "b")), "dialect": "minicpmo",
                           "input_rate": 16000, "malformed": [{"at": 1.0, "kind": "not_json"}]})
-    backend = load_backend(f"realtime:{url}", dialect="minicpmo", speed=2.0)
+    backend = load_backend(f"realtime:{url}", dialect="minicpmo")
     assert backend.url.endswith("/v1/realtime?mode=video") and backend.options.chunk_s == 1.0
     pb = pb_item(clip)
     r = realtime_item_result("proactivebench", pb, backend)
     assert r["failed"] is None and r["realtime"]["n_malformed"] == 1
-    assert r["prediction"]["response_seconds"] == [4, 8]  # onsets 3.0 and 7.0 fall in seconds 4 and 8
+    assert r["prediction"]["response_seconds"] == [4, 8], r["realtime"]  # onsets 3.0, 7.0: seconds 4 and 8
     assert [c["content"] for c in r["emissions"]] == [PHRASES["a"], PHRASES["b"]]
     for e, scripted in zip(r["emissions"], (3.0, 7.0)):
-        assert abs(e["t"] - scripted) <= 2 * ONSET_TOL
+        assert abs(e["t"] - scripted) <= LOOSE_TOL
     ev = events(log)
     update = [e for e in ev if e["type"] == "session.update"]
     assert len(update) == 1 and update[0]["session"]["max_slice_nums"] == 1
@@ -333,7 +341,7 @@ def test_live_clock_drives_sending_and_speech_reaches_the_page(wavs, rt_server, 
 
     url, log = rt_server({"speech": speech(wavs, (3.0, "a"))})
     clock = MediaClock(stale_after=600)
-    clock.report(0.0, paused=False, rate=2.0)  # the page plays at 2x
+    clock.report(0.0, paused=False, rate=1.0)
     heard, finished = [], []
     backend = load_backend(f"realtime:{url}")
     res = backend.stream_item(oi_item(clip), "omniinteract", clock=clock,
@@ -344,7 +352,7 @@ def test_live_clock_drives_sending_and_speech_reaches_the_page(wavs, rt_server, 
     assert finished[0]["timestamp"][0] == round(heard[0][1], 3)
     rid = res.responses[0].id
     assert heard and {h[0] for h in heard} == {rid}
-    assert abs(heard[0][1] - 3.0) <= 2 * ONSET_TOL  # the first piece reaches the page at its media time
+    assert abs(heard[0][1] - 3.0) <= LOOSE_TOL  # the first piece reaches the page at its media time
     assert sum(h[2] for h in heard) == sum(round((e - s) * 24000) for s, e in res.responses[0].spans)
     assert [e["audio_s"] for e in events(log) if e["type"] == "closed"] == [clip.duration]
 
@@ -357,14 +365,14 @@ def test_drive_realtime_has_drive_shape_for_live_workers(wavs, rt_server, clip):
 
     url, _ = rt_server({"speech": speech(wavs, (2.0, "a"), (7.0, "b"))})
     clock = MediaClock(stale_after=600)
-    clock.report(0.0, paused=False, rate=2.0)
+    clock.report(0.0, paused=False, rate=1.0)
     seen = []
     trace = drive_realtime(oi_item(clip), get_protocol("duplex"), load_backend(f"realtime:{url}"), clock=clock,
                            on_emission=seen.append)
     assert trace.failed is None and trace.emissions == seen
     assert [e.content for e in seen] == [PHRASES["a"], PHRASES["b"]]
     for e, scripted in zip(seen, (2.0, 7.0)):
-        assert abs(e.t - scripted) <= 2 * ONSET_TOL and e.meta["end"] > e.t
+        assert abs(e.t - scripted) <= LOOSE_TOL and e.meta["end"] > e.t
         assert [w["text"] for w in e.meta["aligned_words"]] == e.content.split()
 
 
@@ -381,7 +389,7 @@ def test_person_audio_is_mixed_into_what_the_model_hears(rt_server, clip):
     res = backend.stream_item(oi_item(clip), "omniinteract", mix=person)
     plain = backend.stream_item(oi_item(clip), "omniinteract")
     assert res.failed is None and plain.failed is None
-    with_person, without = [e["rms"] for e in events(log) if e["type"] == "closed"]
+    with_person, without = [e["rms"] for e in events(log, closed=2) if e["type"] == "closed"]
     assert len(with_person) == len(without) == 12
     assert abs(with_person[5] - 0.5) < 0.01 and without[5] < 0.01  # only second 5 changed, by the person
     assert [a for i, a in enumerate(with_person) if i != 5] == [b for i, b in enumerate(without) if i != 5]
