@@ -182,7 +182,8 @@ class StreamResult:
         return {"n_events": self.n_events, "n_malformed": self.n_malformed, "malformed": self.malformed[:5],
                 "n_server_errors": self.n_server_errors, "server_errors": self.server_errors[:5],
                 "n_reconnects": self.n_reconnects, "gaps": self.gaps, "n_frames": self.n_frames,
-                "n_audio_chunks": self.n_audio_chunks, "cut_s": round(self.timeline.cut_samples / self.timeline.rate, 3)}
+                "n_audio_chunks": self.n_audio_chunks,
+                "cut_s": round(self.timeline.cut_samples / self.timeline.rate, 3)}
 
 
 class _Dropped(Exception):
@@ -301,9 +302,10 @@ class RealtimeBackend(Backend):
             audio = media.audio  # decoded once before connecting: the clock must not wait for a decoder
             samples = audio.samples if audio is not None else np.zeros(int(duration * o.input_rate), np.float32)
             result = StreamResult(item.id, duration, Timeline(duration, o.output_rate))
-            if o.dialect == "minicpmo" and self.wants_request_text(item, benchmark) and float(item.request.time or 0) > 0:
-                result.failed = (f"the minicpmo dialect cannot send a text request at its time ({item.request.time:g} s); "
-                                 f"use request_text=never to stream without it")
+            late = float(item.request.time or 0) > 0
+            if o.dialect == "minicpmo" and late and self.wants_request_text(item, benchmark):
+                result.failed = (f"the minicpmo dialect cannot send a text request at its time "
+                                 f"({item.request.time:g} s); use request_text=never to stream without it")
                 return result
             run = _Run(self, item, benchmark, media, samples, result, clock, cancel, on_speech, on_response)
             run.mix = mix
@@ -537,7 +539,8 @@ class _Run:
                 ev = {"type": "input_image_buffer.append", "image": url.split(",", 1)[1]}
             else:
                 ev = {"type": "conversation.item.create",
-                      "item": {"type": "message", "role": "user", "content": [{"type": "input_image", "image_url": url}]}}
+                      "item": {"type": "message", "role": "user",
+                               "content": [{"type": "input_image", "image_url": url}]}}
             ws.send(json.dumps(ev))
 
     def _send_request(self, ws, t: float) -> None:

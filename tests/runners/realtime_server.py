@@ -154,9 +154,9 @@ class Scripted:
             units = list(range(0, len(pcm), OUT_RATE))
             for i, a in enumerate(units):
                 text = " ".join(w for w, st in zip(words, starts) if a <= st < a + OUT_RATE)
+                unit = base64.b64encode(pcm[a:a + OUT_RATE].astype("<f4").tobytes()).decode()
                 await ws.send(json.dumps({"type": "response.output_audio.delta", "text": (" " if i else "") + text,
-                                          "audio": base64.b64encode(pcm[a:a + OUT_RATE].astype("<f4").tobytes()).decode(),
-                                          "end_of_turn": i == len(units) - 1, "kv_cache_length": 100}))
+                                          "audio": unit, "end_of_turn": i == len(units) - 1, "kv_cache_length": 100}))
             await ws.send(json.dumps({"type": "response.listen", "kv_cache_length": 100}))
             self.write({"conn": conn, "type": "spoke", "text": s["text"], "t": s["t"]})
         except ConnectionClosed:

@@ -60,7 +60,8 @@ def rt_server(tmp_path):
         procs.append(proc)
         ready, _, _ = select.select([proc.stdout], [], [], 120)
         line = proc.stdout.readline() if ready else ""
-        assert line.startswith("LISTENING"), f"scripted server did not start: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
+        err = proc.stderr.read() if proc.poll() is not None else ""
+        assert line.startswith("LISTENING"), f"scripted server did not start: {line!r} {err}"
         return f"ws://127.0.0.1:{int(line.split()[1])}/v1/realtime", log
 
     yield start
