@@ -167,6 +167,16 @@ def test_dropped_connection_resumes_and_records_the_gap(wavs, rt_server, clip):
     assert 0 <= rt["duration"] - (g1 - g0) - sum(closed) <= 3 * 0.05 + 1e-6
 
 
+def test_server_latency_moves_the_speech_later_on_the_timeline(wavs, rt_server, clip):
+    from conftest import oi_item
+
+    url, _ = rt_server({"speech": speech(wavs, (2.0, "a")), "latency": 1.0})  # 1 s wall = 0.5 media s here
+    r = realtime_item_result("omniinteract", oi_item(clip), load_backend(f"realtime:{url}", speed=0.5))
+    assert r["failed"] is None
+    (chunk,) = r["prediction"]["chunks"]
+    assert abs(chunk["timestamp"][0] - 2.5) <= ONSET_TOL  # where it arrived, not where the script asked
+
+
 def test_connection_that_keeps_dropping_fails_the_item_never_silence(wavs, rt_server, tmp_path):
     url, log = rt_server({"speech": speech(wavs, (1.0, "a")), "drop": {"connections": "all", "at": 2.0}})
     store = Store(tmp_path / "db.sqlite")
