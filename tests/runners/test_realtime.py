@@ -124,7 +124,12 @@ def test_batch_omniinteract_demo_writes_native_outputs_the_scorer_reads(wavs, rt
         assert onset is not None and abs(onset - 3.0) <= ONSET_TOL
         rt = results[it.id]["realtime"]
         assert rt["n_malformed"] == 3 and results[it.id]["n_errors"] == 3  # counted, not dropped
+        lines = [json.loads(x) for x in (folder / "responses.jsonl").read_text().splitlines()]
+        assert [x["text"] for x in lines] == [PHRASES["a"], PHRASES["b"]]
+        assert [x["triggered_at_second"] for x in lines] == [3, 12]
         assert rt["n_reconnects"] == 0 and rt["gaps"] == []
+    wire = json.loads((model_dir / "realtime.json").read_text())
+    assert wire["totals"]["n_malformed"] == 3 * len(ds.items) and wire["totals"]["n_reconnects"] == 0
     # the scorer reads the written files unchanged and agrees with the run's own report
     scored = tmp_path / "scored.json"
     assert main(["score", "omniinteract", "--data", str(demo_dir("omniinteract")), "--outputs", str(model_dir),
