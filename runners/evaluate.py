@@ -30,10 +30,10 @@ def native_prediction(benchmark: str, item, trace, model: str = "") -> object:
 def item_result(benchmark: str, item, protocol, backend, cancel: Optional[threading.Event] = None) -> dict:
     """Drive one item and return what the store keeps for it (JSON-ready)."""
     from runners.protocols import drive
-
     if getattr(backend, "streams_media", False):  # realtime: the stream clock drives it, not protocol ticks
         from runners.realtime_run import realtime_item_result
         return realtime_item_result(benchmark, item, backend, cancel)
+
     trace = drive(item, protocol, backend, cancel=cancel)
     return {"item_id": item.id, "prediction": native_prediction(benchmark, item, trace, getattr(backend, "name", "")),
             "emissions": [{"t": e.t, "content": e.content, "kind": e.kind, "tool": e.tool, "frame_t": e.frame_t,
