@@ -89,9 +89,7 @@ def speech(wavs, *entries) -> list[dict]:
 
 @pytest.mark.slow
 def test_batch_omniinteract_demo_writes_native_outputs_the_scorer_reads(wavs, rt_server, tmp_path):
-    url, log = rt_server({"speech": speech(wavs, (3.0, "a"), (12.0, "b")),
-                          "malformed": [{"at": 1.0, "kind": "not_json"}, {"at": 1.5, "kind": "no_type"},
-                                        {"at": 2.0, "kind": "bad_audio"}]})
+    url, log = rt_server({"speech": speech(wavs, (3.0, "a"), (12.0, "b"))})
     ds = load("omniinteract", probe_media=False)
     store = Store(tmp_path / "db.sqlite")
     spec = RunSpec(benchmark="omniinteract", model=f"realtime:{url}", data_dir=str(demo_dir("omniinteract")),
@@ -123,13 +121,15 @@ def test_batch_omniinteract_demo_writes_native_outputs_the_scorer_reads(wavs, rt
         onset = asr.energy_onset(audio, rate)  # the speech itself sits at the scripted time in output.wav
         assert onset is not None and abs(onset - 3.0) <= ONSET_TOL
         rt = results[it.id]["realtime"]
-        assert rt["n_malformed"] == 3 and results[it.id]["n_errors"] == 3  # counted, not dropped
+        assert rt["n_malformed"] == 0 and results[it.id]["n_errors"] == 0
         lines = [json.loads(x) for x in (folder / "responses.jsonl").read_text().splitlines()]
         assert [x["text"] for x in lines] == [PHRASES["a"], PHRASES["b"]]
         assert [x["triggered_at_second"] for x in lines] == [3, 12]
         assert rt["n_reconnects"] == 0 and rt["gaps"] == []
     wire = json.loads((model_dir / "realtime.json").read_text())
-    assert wire["totals"]["n_malformed"] == 3 * len(ds.items) and wire["totals"]["n_reconnects"] == 0
+    assert set(wire["items"]) == {it.id for it in ds.items}
+    assert wire["totals"]["n_malformed"] == 0 and wire["totals"]["n_reconnects"] == 0
+    assert wire["totals"]["n_frames"] == sum(round(results[i.id]["realtime"]["duration"]) for i in ds.items)
     # the scorer reads the written files unchanged and agrees with the run's own report
     scored = tmp_path / "scored.json"
     assert main(["score", "omniinteract", "--data", str(demo_dir("omniinteract")), "--outputs", str(model_dir),
@@ -152,6 +152,21 @@ def test_batch_omniinteract_demo_writes_native_outputs_the_scorer_reads(wavs, rt
 
 
 @pytest.mark.slow
+def test_malformed_events_are_counted_as_errors_and_the_speech_still_lands(wavs, rt_server, clip):
+    from conftest import oi_item
+
+    url, _ = rt_server({"speech": speech(wavs, (4.0, "a")),
+                        "malformed": [{"at": 1.0, "kind": "not_json"}, {"at": 1.5, "kind": "no_type"},
+                                      {"at": 2.0, "kind": "bad_audio"}]})
+    r = realtime_item_result("omniinteract", oi_item(clip), load_backend(f"realtime:{url}"))
+    assert r["failed"] is None
+    assert r["realtime"]["n_malformed"] == 3 and r["n_errors"] == 3  # counted (an error each), never dropped
+    assert [m.split(":")[0] for m in r["realtime"]["malformed"]] == [
+        "not JSON", "no event type", "response.audio.delta with undecodable audio"]
+    (chunk,) = r["prediction"]["chunks"]
+    assert chunk["text"] == PHRASES["a"] and abs(chunk["timestamp"][0] - 4.0) <= LOOSE_TOL
+
+
 def test_dropped_connection_resumes_and_records_the_gap(wavs, rt_server, clip):
     from conftest import oi_item
 
