@@ -159,39 +159,61 @@ def speech_audio(segments: list[dict], duration: float, rate: int = 24000) -> np
     return audio
 
 
+def _counts(result: StreamResult, n_polls: int) -> dict:
+    """The run-health counts every stored item carries: a realtime "call" is a model turn or an error event;
+    malformed events and server errors are the failed ones (by kind); reconnects are reported, with their gaps."""
+    kinds = {k: n for k, n in (("malformed", result.n_malformed), ("server_error", result.n_server_errors)) if n}
+    return {"timing": "realtime", "n_polls": n_polls + result.n_errors, "n_ok": n_polls,
+            "n_errors": result.n_errors, "errors_by_kind": kinds, "error_ticks": [], "n_retries": result.n_reconnects,
+            "n_reused": 0, "skipped_ticks": 0, "n_compliant": n_polls, "latencies": [], "poll_latency_mean": None}
+
+
 def realtime_item_result(benchmark: str, item, backend, cancel: Optional[threading.Event] = None,
                          clock=None) -> dict:
-    """Play one item to a realtime backend; the run store's record (see runners.evaluate.item_result)."""
+    """Play one item to a realtime backend; the run store's record (see runners.evaluate.item_result).
+
+    A failed item (connection lost for good, stale clock, speech that cannot be transcribed) says so in
+    `failed`; its OmniInteract prediction is None (batch_summary lists it `incomplete`, as the reference does),
+    never an empty transcript; other benchmarks keep what arrived before the failure, marked failed."""
     from runners.evaluate import native_prediction
 
     try:
         result = backend.stream_item(item, benchmark, clock=clock, cancel=cancel)
     except Exception as exc:  # noqa: BLE001 - a failed item is missing data, reported with its cause
-        return {"item_id": item.id, "failed": f"{type(exc).__name__}: {exc}", "cancelled": False}
+        return {"item_id": item.id, "prediction": None, "failed": f"{type(exc).__name__}: {exc}",
+                "cancelled": False, "n_polls": 0, "n_ok": 0, "n_errors": 1, "errors_by_kind": {"backend": 1}}
     failed = result.failed
+    transcript = None
     if not failed and not result.cancelled:
         try:
             transcript = transcript_from_stream(result, backend.options.asr_model)
         except Exception as exc:  # noqa: BLE001 - speech we cannot read is missing data, not silence
             failed = f"speech without a transcript could not be transcribed: {type(exc).__name__}: {exc}"
+    if transcript is None:  # what arrived before the failure, for the record (never scored as complete)
+        rate = result.timeline.rate
+        chunks = [c for c in (chunk_of_response(r, rate, result.duration) for r in result.responses) if c]
+        partial = {"text": " ".join(c["text"] for c in chunks), "chunks": chunks}
+    emissions = emissions_from_transcript(transcript or partial, tuple(result.tool_calls))
     realtime = {"duration": result.duration, "rate": result.timeline.rate, **result.counts(),
                 "responses": [r.to_json() for r in result.responses], "user_transcripts": result.user_transcripts,
                 "tool_calls": result.tool_calls}
-    if failed or result.cancelled:  # missing data: no prediction at all, never an empty (silent) one
-        return {"item_id": item.id, "failed": failed, "cancelled": result.cancelled, "n_errors": result.n_errors,
-                "realtime": realtime}
-    emissions = emissions_from_transcript(transcript, tuple(result.tool_calls))
     trace = Trace(item_id=item.id, protocol="realtime", backend=backend.name, emissions=emissions,
                   n_polls=len(result.responses), n_errors=result.n_errors, failed=failed,
                   cancelled=result.cancelled)
-    prediction = transcript if benchmark == "omniinteract" else native_prediction(benchmark, item, trace, backend.name)
-    return {"item_id": item.id, "prediction": prediction,
-            "emissions": [{"t": e.t, "content": e.content, "kind": e.kind, "tool": e.tool, "frame_t": None,
-                           "latency_s": 0.0, "end": e.meta["end"]} for e in emissions],
-            "n_polls": len(result.responses), "n_errors": result.n_errors, "skipped_ticks": 0,
-            "poll_latency_mean": None, "failed": failed, "cancelled": result.cancelled, "hindsight": False,
-            "realtime": realtime,
-            "speech": speech_segments(result)}
+    if benchmark == "omniinteract":
+        prediction = transcript  # None when failed: "incomplete" in batch_summary.json
+    else:
+        prediction = native_prediction(benchmark, item, trace, backend.name)
+        if failed and isinstance(prediction, dict):
+            prediction["failed"] = failed
+    out = {"item_id": item.id, "prediction": prediction,
+           "emissions": [{"t": e.t, "content": e.content, "kind": e.kind, "tool": e.tool, "frame_t": None,
+                          "latency_s": 0.0, "end": e.meta["end"]} for e in emissions],
+           **_counts(result, len(result.responses)), "failed": failed, "cancelled": result.cancelled,
+           "hindsight": False, "realtime": realtime}
+    if not failed and not result.cancelled:
+        out["speech"] = speech_segments(result)
+    return out
 
 
 def _responses_jsonl(r: dict) -> str:
