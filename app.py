@@ -16,6 +16,16 @@ def _serve(argv: list[str]) -> int:
         parser.add_argument(f"--{b}", metavar="DIR", help=f"{b} dataset folder (default: the embedded demo)")
     parser.add_argument("--asr-model", default=None, help="faster-whisper model: a local folder or a model name")
     args = parser.parse_args(argv)
+    from runners.cli_errors import CliError
+    try:  # the same checks as the verbs: one error line, before anything is created
+        from runners import checks
+        checks.check_db(args.db, create=True)
+        for b in ("interactionbench", "omniinteract", "proactivebench", "interactscope"):
+            if getattr(args, b):
+                checks.input_dir(getattr(args, b), f"--{b}")
+    except CliError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.code
 
     from annotation.store import Store
     from ibench_ui.app import serve
@@ -31,7 +41,8 @@ def _serve(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv and not argv[0].startswith("-"):
+    first = next((a for a in argv if a != "--debug"), "")
+    if first and not first.startswith("-"):  # a verb (--debug may come before it)
         from runners.cli import main as cli_main
         return cli_main(argv)
     return _serve(argv)

@@ -22,13 +22,22 @@ def question_time(row: dict) -> float:
     return 0.0 if q is None else float(q)
 
 
+def _answers(row: dict) -> list:
+    """The row's answers list (a damaged file may hold anything there: not a list reads as none, and answers
+    that are not objects are never silent or timed; the loader reports them)."""
+    answers = row.get("answers")
+    return answers if isinstance(answers, list) else []
+
+
 def is_silent_answer(answer: dict) -> bool:
+    if not isinstance(answer, dict):
+        return False
     content = answer.get("content") or ""
     return bool(content) and SILENT_MARK in str(content).upper()
 
 
 def should_remain_silent(row: dict) -> bool:
-    answers = row.get("answers") or []
+    answers = _answers(row)
     return bool(row.get("is_negative")) or (bool(answers) and all(is_silent_answer(a) for a in answers))
 
 
@@ -38,7 +47,8 @@ def is_counting(row: dict) -> bool:
 
 def timed_answers(row: dict) -> list[dict]:
     """Answers with a time that are not silence markers, in annotation order."""
-    return [a for a in (row.get("answers") or []) if a.get("time_s") is not None and not is_silent_answer(a)]
+    return [a for a in _answers(row) if isinstance(a, dict) and a.get("time_s") is not None
+            and not is_silent_answer(a)]
 
 
 def is_valid(row: dict) -> bool:

@@ -9,6 +9,9 @@ from typing import Any, Iterable, Optional
 from annotation.errors import Problem
 
 
+TOO_DEEP = "expected JSON nested at most a few hundred levels deep, found deeper nesting"
+
+
 def _read_text(path: Path, name: str) -> tuple[Optional[str], Optional[Problem]]:
     """The file's UTF-8 text (a BOM is dropped), or the Problem that stops it being read."""
     if not path.is_file():
@@ -38,6 +41,8 @@ def read_json(path: Path, label: Optional[str] = None) -> tuple[Any, Optional[Pr
     except json.JSONDecodeError as exc:
         return None, Problem(name, None, None, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
                                                " (truncated or hand-edited file?)")
+    except RecursionError:
+        return None, Problem(name, None, None, TOO_DEEP)
 
 
 def read_jsonl_lines(path: Path, label: Optional[str] = None,
@@ -59,6 +64,9 @@ def read_jsonl_lines(path: Path, label: Optional[str] = None,
             problems.append(Problem(name, f"line {lineno}", None,
                                     f"invalid JSON at line {lineno} column {exc.colno}: {exc.msg}"))
             continue
+        except RecursionError:
+            problems.append(Problem(name, f"line {lineno}", None, TOO_DEEP))
+            continue
         if objects_only and not isinstance(row, dict):
             problems.append(Problem(name, f"line {lineno}", None, f"expected a JSON object, got {type(row).__name__}"))
             continue
@@ -72,11 +80,29 @@ def read_jsonl(path: Path, label: Optional[str] = None) -> tuple[list[dict], lis
     return [row for _, row in pairs], problems
 
 
+def write_text_atomic(path: Path, text: str, mkdir: bool = True) -> None:
+    """Write text to a temporary file beside `path`, flush it to disk, then rename it over `path`: readers
+    and crashes see the old file or the whole new one, never half. With mkdir=False the parent must exist."""
+    import os
+    import tempfile
+    path = Path(path)
+    if mkdir:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; an output file is as readable as one written directly
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, text)
 
 
 def write_json(path: Path, value: Any) -> None:

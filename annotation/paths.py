@@ -2,14 +2,21 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 from annotation.errors import PathEscapeError
 
 
+@lru_cache(maxsize=64)
+def _resolved_root(root: str) -> Path:
+    return Path(root).resolve()
+
+
 def resolve_inside(root: str | os.PathLike, rel: str | os.PathLike) -> Path:
-    """Resolve `rel` against `root` (symlinks followed) and refuse anything that lands outside it."""
-    base = Path(root).resolve()
+    """Resolve `rel` against `root` (symlinks followed) and refuse anything that lands outside it. The root's
+    own resolution is cached: a loader checks hundreds of paths against one root."""
+    base = _resolved_root(os.fspath(root))
     target = (base / rel).resolve()
     if target != base and not target.is_relative_to(base):
         raise PathEscapeError(f"path {str(rel)!r} resolves to {target}, outside the data root {base}")

@@ -18,7 +18,7 @@ import sqlite_utils
 
 from annotation.model import Response, Review, Run, Session, Verification
 
-SCHEMA_VERSION = 1
+from annotation.store_check import SCHEMA_VERSION, StoreError, check_store_path  # noqa: F401 (re-exported)
 DEFAULT_DB = "ibench.sqlite"
 
 _TABLES: dict[str, dict[str, Any]] = {
@@ -35,6 +35,12 @@ _TABLES: dict[str, dict[str, Any]] = {
                  pk="id"),
     "run_items": dict(columns={"run_id": str, "item_id": str, "result": str, "created": float},
                       pk=("run_id", "item_id")),
+    # one row per model call of a run (runners.batch): what was asked, what came back, how it went
+    "run_calls": dict(columns={"run_id": str, "item_id": str, "t": float, "status": str, "error_kind": str,
+                               "attempts": int, "latency_s": float, "prompt": str, "raw_reply": str,
+                               "decision": str, "text": str, "compliant": int, "frame_times": str,
+                               "audio_span": str, "created": float},
+                      pk=("run_id", "item_id", "t")),
     "verdicts": dict(columns={"key": str, "judge": str, "prompt_version": str, "score": float, "raw": str,
                               "created": float},
                      pk="key"),
@@ -53,7 +59,36 @@ _TABLES: dict[str, dict[str, Any]] = {
 
 _INDEXES = [("responses", ["session_id", "item_id"]), ("responses", ["benchmark", "item_id"]),
             ("reviews", ["benchmark", "item_id"]), ("verifications", ["benchmark", "item_id", "user"]),
-            ("run_items", ["run_id"])]
+            ("run_items", ["run_id"]), ("run_calls", ["run_id", "item_id"])]
+
+
+def human_responder(participant: str) -> str:
+    """A person's responder key: every response they give, in any session, is theirs."""
+    return f"human:{participant}"
+
+
+def model_responder(spec: str, source: str) -> str:
+    """A model's responder key in one run or one live session: `model:<spec>@<run or session id>`."""
+    return f"model:{spec}@{source}"
+
+
+def responder_of(r: Response) -> str:
+    """The responder key a stored response belongs to. Model rows of a live session written before the
+    key carried its session (`model:<spec>`) get it appended, so two sittings of one model stay apart."""
+    who = str(r.responder or "")
+    if who.startswith("model:") and r.session_id and not who.endswith(f"@{r.session_id}"):
+        return model_responder(who[len("model:"):], r.session_id)
+    return who
+
+
+def model_spec_of(r: Response) -> str:
+    """The model spec of a model response (its responder key without `model:` and `@<session>`), else ""."""
+    who = responder_of(r)
+    if not who.startswith("model:"):
+        return ""
+    spec = who[len("model:"):]
+    suffix = f"@{r.session_id}"
+    return spec[:-len(suffix)] if r.session_id and spec.endswith(suffix) else spec
 
 
 def new_id(prefix: str) -> str:
@@ -74,17 +109,24 @@ class Store:
         conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 30000")
         self.db = sqlite_utils.Database(conn)
-        self.db.enable_wal()
-        conn.execute("PRAGMA synchronous = FULL")
         self._lock = threading.RLock()
-        self._migrate()
+        for attempt in range(100):  # two processes opening a new store at once: switching to WAL and creating
+            try:                    # the schema can report "locked" without waiting; retry for up to ~30 s
+                self.db.enable_wal()
+                conn.execute("PRAGMA synchronous = FULL")
+                self._migrate()
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 99:
+                    raise
+                time.sleep(min(0.5, 0.02 * (attempt + 1)))
 
     # -- schema -------------------------------------------------------------------------------
     def _migrate(self) -> None:
         with self._lock:
             meta = self.db["meta"]
-            if not meta.exists():
-                meta.create({"key": str, "value": str}, pk="key")
+            if not meta.exists():  # if_not_exists: two processes may open a new store at once
+                meta.create({"key": str, "value": str}, pk="key", if_not_exists=True)
             row = next(iter(meta.rows_where("key = ?", ["schema_version"])), None)
             version = int(row["value"]) if row else 0
             if version > SCHEMA_VERSION:
@@ -93,7 +135,7 @@ class Store:
             for name, spec in _TABLES.items():
                 table = self.db[name]
                 if not table.exists():
-                    table.create(spec["columns"], pk=spec["pk"])
+                    table.create(spec["columns"], pk=spec["pk"], if_not_exists=True)
                 else:  # upgrade in place: add any column a newer schema introduced
                     have = set(table.columns_dict)
                     for col, typ in spec["columns"].items():
@@ -215,10 +257,11 @@ class Store:
         with self._lock:
             self.db["runs"].update(run_id, fields)
 
-    def add_run_item(self, run_id: str, item_id: str, result: dict) -> bool:
-        """Store one finished item of a run; a second write for the same item is ignored (resume)."""
+    def add_run_item(self, run_id: str, item_id: str, result: dict, replace: bool = False) -> bool:
+        """Store one finished item of a run; a second write for the same item is ignored (resume) unless
+        `replace` (a resumed run that re-drove an item's failed calls)."""
         with self._lock:
-            cur = self.db.execute("insert or ignore into run_items (run_id, item_id, result, created) values (?, ?, ?, ?)",
+            cur = self.db.execute(f"insert or {'replace' if replace else 'ignore'} into run_items (run_id, item_id, result, created) values (?, ?, ?, ?)",
                                   [run_id, item_id, _dumps(result), time.time()])
             done = self.db.execute("select count(*) from run_items where run_id = ?", [run_id]).fetchone()[0]
             self.db["runs"].update(run_id, {"n_done": done})
@@ -228,6 +271,34 @@ class Store:
         with self._lock:
             rows = list(self.db["run_items"].rows_where("run_id = ?", [run_id], order_by="rowid"))
         return {r["item_id"]: json.loads(r["result"]) for r in rows}
+
+    # -- per-call records of a run (status ok | error | skipped) ----------------------------------
+    def add_run_call(self, run_id: str, item_id: str, t: float, *, status: str, error_kind: Optional[str] = None,
+                     attempts: int = 0, latency_s: Optional[float] = None, prompt: str = "", raw_reply: str = "",
+                     decision: Optional[str] = None, text: str = "", compliant: Optional[bool] = None,
+                     frame_times: Iterable[float] = (), audio_span: Optional[tuple[float, float]] = None) -> None:
+        """Record one model call (a later record for the same tick replaces it: a resumed run retrying an error)."""
+        if status not in ("ok", "error", "skipped"):
+            raise ValueError(f"run call status must be ok, error or skipped, got {status!r}")
+        row = {"run_id": run_id, "item_id": item_id, "t": round(float(t), 6), "status": status,
+               "error_kind": error_kind, "attempts": int(attempts), "latency_s": latency_s, "prompt": prompt or "",
+               "raw_reply": raw_reply or "", "decision": decision, "text": text or "",
+               "compliant": None if compliant is None else int(bool(compliant)),
+               "frame_times": json.dumps([round(float(x), 6) for x in frame_times]),
+               "audio_span": json.dumps(list(audio_span)) if audio_span is not None else None,
+               "created": time.time()}
+        with self._lock:
+            self.db["run_calls"].insert(row, replace=True)
+
+    def run_calls(self, run_id: str, item_id: Optional[str] = None) -> list[dict]:
+        """A run's call records ordered by item then decision time; frame_times and audio_span decoded."""
+        where, args = _where(run_id=run_id, item_id=item_id)
+        with self._lock:
+            rows = list(self.db["run_calls"].rows_where(where, args, order_by="item_id, t"))
+        for r in rows:
+            r["frame_times"] = json.loads(r["frame_times"] or "[]")
+            r["audio_span"] = json.loads(r["audio_span"]) if r["audio_span"] else None
+        return rows
 
     # -- judge verdict cache (scoring.judges.cache.VerdictCache protocol) ---------------------
     def get(self, key: str) -> Optional[dict]:

@@ -1,5 +1,5 @@
-"""Compare tab: one item, any set of human sessions and model runs, an interactive timeline with one lane
-per responder and every response coloured by its verdict under the benchmark's rules; clicking a point
+"""Compare tab: one item, any set of responders (each participant, each model run or live model sitting), an
+interactive timeline with one lane per responder (a person and a model never share one) and every response coloured by its verdict under the benchmark's rules; clicking a point
 seeks the video there. Links of the form ?view=compare&benchmark=..&responders=..&item=.. open it."""
 from __future__ import annotations
 
@@ -39,14 +39,14 @@ if (!window.__ibCompareSeek) {
 
 def responder_choices(ctx: AppContext, benchmark: str) -> list[tuple[str, str]]:
     ds = ctx.dataset(benchmark)
-    return [(f"{r.label} ({len(r.item_ids)} items)", r.key) for r in responders(ctx.store, benchmark, ds)]
+    return [(f"{r.label} ({len(r.item_ids)} items)", r.key) for r in responders(ctx.store, benchmark, ds, pooled=False)]
 
 
 def item_choices(ctx: AppContext, benchmark: str) -> list[tuple[str, str]]:
     """Items, those some responder covers marked with the number of responders."""
     ds = ctx.dataset(benchmark)
     cover: dict[str, int] = {}
-    for r in responders(ctx.store, benchmark, ds):
+    for r in responders(ctx.store, benchmark, ds, pooled=False):
         for i in r.item_ids:
             cover[i] = cover.get(i, 0) + 1
     return [(f"{it.id} · {it.kind}" + (f" · {cover[it.id]} responder(s)" if it.id in cover else ""), it.id)
@@ -56,7 +56,7 @@ def item_choices(ctx: AppContext, benchmark: str) -> list[tuple[str, str]]:
 def default_selection(ctx: AppContext, benchmark: str, item_id: Optional[str] = None) -> tuple[Optional[str], list[str]]:
     """An item some human answered (else any covered item, else the first) and the responders covering it."""
     ds = ctx.dataset(benchmark)
-    rs = responders(ctx.store, benchmark, ds)
+    rs = responders(ctx.store, benchmark, ds, pooled=False)
     if item_id is None or item_id not in ds:
         human = [i for r in rs if r.kind == "human" for i in r.item_ids]
         anyone = [i for r in rs for i in r.item_ids]
@@ -69,7 +69,7 @@ def default_selection(ctx: AppContext, benchmark: str, item_id: Optional[str] = 
 def lanes_html(ctx: AppContext, benchmark: str, lanes) -> str:
     """Legend-like summary under the plot: one row per lane with its verdict counts (coloured chips)."""
     if not lanes:
-        return '<div id="compare-lanes"><p>Choose one or more human sessions or model runs.</p></div>'
+        return '<div id="compare-lanes"><p>Choose one or more responders.</p></div>'
     rows = []
     for ln, (label, counts) in zip(lanes, lane_counts(lanes, benchmark)):
         chips = " ".join(f'<span class="ib-chip" style="background:{LABEL_COLORS.get(k, "#888")};color:#fff;padding:1px 6px;'
@@ -77,9 +77,16 @@ def lanes_html(ctx: AppContext, benchmark: str, lanes) -> str:
                          f'{esc(k)}: {v}</span>' for k, v in counts.items()) or "<i>no responses</i>"
         if not ln.covered:
             chips = "<i>this responder did not cover this item</i>"
+        else:
+            chips += " " + " ".join(f'<span class="ib-lane-score" data-measure="{esc(k)}">{esc(k)} {esc(_fmt(v))}</span>'
+                                    for k, v in ln.score if v is not None and not isinstance(v, (dict, list)))
         rows.append(f'<div class="ib-lane" data-responder="{esc(ln.responder.key)}" data-kind="{esc(ln.responder.kind)}">'
                     f'<b>{esc(label)}</b> <span class="ib-kind">({esc(ln.responder.kind)})</span> {chips}</div>')
     return '<div id="compare-lanes">' + "".join(rows) + "</div>"
+
+
+def _fmt(v) -> str:
+    return f"{v:.3f}" if isinstance(v, float) else str(v)
 
 
 def render(ctx: AppContext, benchmark: str, item_id: Optional[str], keys: Sequence[str]):
@@ -113,7 +120,7 @@ def build_compare(ctx: AppContext, demo: Optional[gr.Blocks] = None, tabs: Optio
         bench = gr.Dropdown(ctx.benchmarks(), value=first, label="Benchmark", elem_id="compare-benchmark")
         item = gr.Dropdown(item_choices(ctx, first), value=item0, label="Item", elem_id="compare-item")
         refresh = gr.Button("Refresh", elem_id="compare-refresh", scale=0)
-    who = gr.CheckboxGroup(responder_choices(ctx, first), value=keys0, label="Human sessions and model runs",
+    who = gr.CheckboxGroup(responder_choices(ctx, first), value=keys0, label="Responders (participants, model runs, live models)",
                            elem_id="compare-responders")
     video0, fig0, lanes0 = render(ctx, first, item0, keys0)
     with gr.Row():
@@ -166,7 +173,7 @@ def build_compare(ctx: AppContext, demo: Optional[gr.Blocks] = None, tabs: Optio
         iid, default_keys = default_selection(ctx, b, q.get("item"))
         if not q.get("item"):
             ds = ctx.dataset(b)
-            covered = {i for r in responders(ctx.store, b, ds) if r.key in keys for i in r.item_ids}
+            covered = {i for r in responders(ctx.store, b, ds, pooled=False) if r.key in keys for i in r.item_ids}
             iid = next((it.id for it in ds.items if it.id in covered), iid)
         keys = keys or default_keys
         v, f, h = render(ctx, b, iid, keys)

@@ -1,6 +1,7 @@
-"""Leaderboard tab: every model and human across benchmarks from the stored runs and sessions, headline
-score with its bootstrap interval, sortable by any column, each cell linking into the Compare tab; the
-paper tables with breakdowns, differences and rank stability below; the full report as a download."""
+"""Leaderboard tab: every responder across benchmarks (each participant, the pooled humans, each model), the
+scorer's headline figure with n and its bootstrap interval (none below the minimum n, with the reason),
+sortable by any column, each cell linking into the Compare tab; the paper tables with breakdowns,
+differences and rank stability below; the full report as a download."""
 from __future__ import annotations
 
 import tempfile
@@ -11,7 +12,8 @@ import gradio as gr
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc
 from runners.report import (HEADLINE, BenchmarkTables, benchmark_tables, compare_link, leaderboard,
-                            markdown_section, responders, write_report, zip_dir)
+                            markdown_section, responders, write_report, zip_dir, POOLED_HUMANS)
+from scoring.bootstrap import DEFAULT_MIN_N
 
 # click a header to sort by it (numbers by data-sort, text otherwise); click again to reverse
 SORT_JS = r"""
@@ -35,13 +37,14 @@ element.addEventListener('click', ev => {
 """
 
 
-def compute_tables(ctx: AppContext, n_resamples: int, seed: int) -> dict[str, BenchmarkTables]:
-    """Tables of every loaded benchmark that has at least one session or run."""
+def compute_tables(ctx: AppContext, n_resamples: int, seed: int,
+                   min_n: int = DEFAULT_MIN_N) -> dict[str, BenchmarkTables]:
+    """Tables of every loaded benchmark that has at least one responder."""
     out = {}
     for b in ctx.benchmarks():
         ds = ctx.dataset(b)
         if responders(ctx.store, b, ds):
-            out[b] = benchmark_tables(ctx.store, ds, n_resamples=n_resamples, seed=seed)
+            out[b] = benchmark_tables(ctx.store, ds, n_resamples=n_resamples, seed=seed, min_n=min_n)
     return out
 
 
@@ -52,7 +55,7 @@ def leaderboard_html(tables: dict[str, BenchmarkTables]) -> str:
     benches = list(tables)
     head = ['<th data-col="0">name</th>', '<th data-col="1">kind</th>']
     for j, b in enumerate(benches):
-        keys = [rs.responder.key for rs in tables[b].rows]
+        keys = [rs.responder.key for rs in tables[b].rows if not rs.responder.pooled]
         head.append(f'<th data-col="{j + 2}">{esc(b)} ({esc(HEADLINE[b])}) '
                     f'<a href="{esc(compare_link(b, keys))}" title="compare all">⇄</a></th>')
     body = []
@@ -65,13 +68,19 @@ def leaderboard_html(tables: dict[str, BenchmarkTables]) -> str:
                 continue
             iv, key, n = row.cells[b]
             sort = "" if iv.point is None else f"{iv.point:.6f}"
-            cells.append(f'<td data-sort="{sort}"><a class="ib-compare-link" href="{esc(compare_link(b, [key]))}">'
-                         f'{esc(iv.fmt(1))}</a> <small>n={n}</small></td>')
-        body.append(f'<tr data-name="{esc(row.name)}">' + "".join(cells) + "</tr>")
+            value = esc(iv.fmt(1, n=False))
+            if key != POOLED_HUMANS:  # the pooled humans have no lane of their own in Compare
+                value = f'<a class="ib-compare-link" href="{esc(compare_link(b, [key]))}">{value}</a>'
+            note = (f' <small class="ib-no-interval" title="{esc(iv.reason)}">no interval: {esc(iv.reason)}</small>'
+                    if iv.point is not None and not iv.has_interval and iv.reason else "")
+            cells.append(f'<td data-sort="{sort}" data-n="{iv.n_items}">{value} <small class="ib-n">n={iv.n_items}'
+                         f'</small>{note}</td>')
+        body.append(f'<tr data-name="{esc(row.name)}" data-kind="{esc(row.kind)}">' + "".join(cells) + "</tr>")
     return ('<div id="leaderboard"><table class="ib-table" id="leaderboard-table"><thead><tr>' + "".join(head) +
             "</tr></thead><tbody>" + "".join(body) + "</tbody></table>"
             "<p><small>Click a column header to sort; click a score to open it in Compare. "
-            "Intervals: 95% bootstrap over items.</small></p></div>")
+            "Figures are the scorers' own; intervals: 95% bootstrap over items, n = items counted, "
+            "none below the minimum n.</small></p></div>")
 
 
 def build_leaderboard(ctx: AppContext, tab=None) -> None:
@@ -80,6 +89,8 @@ def build_leaderboard(ctx: AppContext, tab=None) -> None:
         resamples = gr.Number(1000, label="Bootstrap resamples", precision=0, minimum=10, maximum=100000,
                               elem_id="leaderboard-resamples")
         seed = gr.Number(0, label="Seed", precision=0, elem_id="leaderboard-seed")
+        min_n = gr.Number(DEFAULT_MIN_N, label="Minimum n for an interval", precision=0, minimum=1,
+                          elem_id="leaderboard-min-n")
         refresh = gr.Button("Refresh", elem_id="leaderboard-refresh", scale=0)
     board = gr.HTML('<div id="leaderboard"><p>Press Refresh to compute.</p></div>', elem_id="leaderboard-box",
                     js_on_load=SORT_JS)
@@ -88,23 +99,26 @@ def build_leaderboard(ctx: AppContext, tab=None) -> None:
         report_btn = gr.Button("Build report (Markdown, CSV, figures) as zip", elem_id="leaderboard-report", scale=0)
         report_file = gr.File(label="Report", interactive=False, elem_id="leaderboard-report-file")
 
-    def on_refresh(n, s):
-        n, s = int(n or 1000), int(s or 0)
+    def on_refresh(n, s, k):
+        n, s, k = int(n or 1000), int(s or 0), int(k or DEFAULT_MIN_N)
         if n < 10:
             raise gr.Error("Use at least 10 bootstrap resamples.")
-        tables = compute_tables(ctx, n, s)
+        if k < 1:
+            raise gr.Error("The minimum n for an interval is at least 1.")
+        tables = compute_tables(ctx, n, s, k)
         md = "\n\n".join(markdown_section(tb) for tb in tables.values())
         return leaderboard_html(tables), md
 
-    def on_report(n, s):
+    def on_report(n, s, k):
         out = Path(tempfile.mkdtemp(prefix="ibench-report-"))
         datasets = {b: ctx.dataset(b) for b in ctx.benchmarks()}
-        write_report(ctx.store, datasets, out / "report", n_resamples=int(n or 1000), seed=int(s or 0))
+        write_report(ctx.store, datasets, out / "report", n_resamples=int(n or 1000), seed=int(s or 0),
+                     min_n=max(1, int(k or DEFAULT_MIN_N)))
         z = out / "ibench-report.zip"
         z.write_bytes(zip_dir(out / "report"))
         return str(z)
 
-    refresh.click(on_refresh, [resamples, seed], [board, tables_md])
-    report_btn.click(on_report, [resamples, seed], [report_file])
+    refresh.click(on_refresh, [resamples, seed, min_n], [board, tables_md])
+    report_btn.click(on_report, [resamples, seed, min_n], [report_file])
     if tab is not None:
-        tab.select(on_refresh, [resamples, seed], [board, tables_md])
+        tab.select(on_refresh, [resamples, seed, min_n], [board, tables_md])

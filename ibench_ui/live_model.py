@@ -3,7 +3,7 @@
 The page reports its video clock; for each page a `LiveModel` worker runs `runners.protocols.drive`
 for the current item with a `MediaClock` fed by those reports, so every decision waits for media
 time to reach its tick (never lookahead). Each emission is committed to the store as a
-`model:<spec>` response first and then appended to the page's event list, where a long-poll
+`model:<spec>@<session>` response (a model responder of its own) first and then appended to the page's event list, where a long-poll
 (`LiveModelHub.wait`, async) picks it up at once. One worker per page; it stops at item end, when the
 page stops reporting (3 s, the clock goes stale), or on unload. One hub per app: no module state."""
 from __future__ import annotations
@@ -16,14 +16,20 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from annotation.model import Item, Response
-from annotation.store import Store
-from ibench_ui.timeline import model_mark_html, row_html
+from annotation.store import Store, model_responder
+from ibench_ui.timeline import lane_of, model_mark_html, row_html
 from runners.clock import MediaClock
 
 STALE_AFTER = 3.0
 MAX_EVENTS = 1000  # events kept per page (older ones are dropped; the store keeps every response)
 PAGE_IDLE_S = 120.0  # a page with no worker and no calls for this long is forgotten
 SPEC_KINDS = ("baseline", "openai", "hf", "plugin")
+LIVE_TIMING = "arrival"  # a live reply counts when it arrives; `run --timing arrival` scores batch runs the same way
+
+
+def live_run_id(session_id: str) -> str:
+    """The run id under which a live session's model calls are stored in `run_calls`."""
+    return f"live:{session_id}"
 
 
 class LiveModelError(ValueError):
@@ -112,7 +118,8 @@ class LiveModel:
                                "item_index": tg.item_index, "spec": tg.spec, "protocol": tg.protocol,
                                "options": options})
             self.trace = drive(tg.item, protocol, backend, clock=self.clock, cancel=self.cancel,
-                               on_emission=lambda e: self._emit(e, protocol.name, options))
+                               on_emission=lambda e: self._emit(e, protocol.name, options),
+                               on_call=self._record_call, timing=LIVE_TIMING)
             if self.cancel.is_set() or self.trace.cancelled:
                 self.state = "cancelled"
             elif self.trace.failed:
@@ -125,7 +132,27 @@ class LiveModel:
         finally:
             self.page.publish({"type": "status", "state": self.state, "reason": self.reason,
                                "session_id": tg.session_id, "item_index": tg.item_index, "spec": tg.spec,
-                               "emitted": self.emitted})
+                               "emitted": self.emitted, **self.call_summary()})
+
+    # ---- per-call records (arrival timing): the same fields a batch run stores, under run id live:<session>
+    def _record_call(self, call) -> None:
+        tg = self.target
+        try:
+            self.hub.store.add_run_call(live_run_id(tg.session_id), tg.item.id, call.t, **call.store_fields())
+        except Exception:  # noqa: BLE001 - a diagnostics row never stops the live model
+            pass
+
+    def call_summary(self) -> dict:
+        """Calls, skipped ticks, errors and latency percentiles of this worker's item so far."""
+        trace = self.trace
+        if trace is None:
+            return {}
+        from runners.run_health import call_counts, summarise
+        h = summarise({trace.item_id: call_counts(trace)}, [trace.item_id], timing=trace.timing, on_error="exclude",
+                      interval=None, excluded=[])
+        return {"timing": trace.timing, "calls": h["calls"], "skipped_ticks": h["skipped_ticks"],
+                "errors": h["errors"], "errors_by_kind": h["errors_by_kind"], "latency_p50": h["latency_p50"],
+                "latency_p95": h["latency_p95"], "latency_max": h["latency_max"]}
 
     def _emit(self, e, protocol: str, options: dict) -> None:
         """Commit one emission as a model response, then push it to the page (durable before shown)."""
@@ -134,6 +161,7 @@ class LiveModel:
         emit_ms = time.time() * 1000.0
         tg = self.target
         meta = {"protocol": protocol, "options": options, "latency_s": round(float(e.latency_s), 4),
+                "timing": LIVE_TIMING, "decision_t": e.meta.get("decision_t", e.t),
                 "item_index": tg.item_index, "emit_wall_ms": round(emit_ms, 1), "clock_media_t": self.clock.now(),
                 "live": True}
         if e.tool is not None:
@@ -142,11 +170,12 @@ class LiveModel:
             meta["raw"] = str(e.raw)[:2000]
         r = self.hub.store.add_response(Response(
             id=f"r_{uuid.uuid4().hex[:16]}", item_id=tg.item.id, benchmark=tg.benchmark,
-            responder=f"model:{tg.spec}", session_id=tg.session_id, t=float(e.t), kind=e.kind or "speech",
+            responder=model_responder(tg.spec, tg.session_id), session_id=tg.session_id, t=float(e.t), kind=e.kind or "speech",
             text=e.content or "", frame_t=e.frame_t, wall_time=emit_ms / 1000.0, page_id=self.page.id, meta=meta))
         self.emitted += 1
         self.page.publish({"type": "response", "rid": r.id, "session_id": tg.session_id,
                            "item_index": tg.item_index, "item_id": tg.item.id, "responder": r.responder,
+                           "lane": lane_of(r),
                            "spec": tg.spec, "t": r.t, "kind": r.kind, "text": r.text, "frame_t": r.frame_t,
                            "emit_wall_ms": emit_ms, "push_wall_ms": time.time() * 1000.0,
                            "mark_html": model_mark_html(r, tg.span), "row_html": row_html(r)})

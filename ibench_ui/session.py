@@ -31,7 +31,7 @@ from annotation.model import Item, Response, Session
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, media_url, table_html
 from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, validate_protocol, validate_spec
-from ibench_ui.timeline import HUMAN_LANE, is_model, timeline_html
+from ibench_ui.timeline import HUMAN_LANE, is_model, lane_of, timeline_html
 from scoring.live import score_responses
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -538,7 +538,7 @@ class SessionService:
         if humans_respond(s):
             out.append((f"You ({s.participant})", "item-score", [r for r in rows if not is_model(r)]))
         spec = model_of(s)
-        out.append((f"Model {spec}", "item-score-model", [r for r in rows if r.responder == f"model:{spec}"]))
+        out.append((f"Model {spec}", "item-score-model", [r for r in rows if lane_of(r) == f"model:{spec}"]))
         return out
 
     def _result_html(self, item: Item, rows: list[Response], idx: int, n: int, s: Optional[Session] = None) -> str:

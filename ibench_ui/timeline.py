@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from annotation.model import Response, Target
+from annotation.store import model_spec_of
 from ibench_ui.render import esc, fmt_time
 
 KIND_GLYPH = {"press": "▲", "text": "■", "speech": "●", "tool_call": "◆"}
@@ -22,8 +23,9 @@ def is_model(r: Response) -> bool:
 
 
 def lane_of(r: Response) -> str:
-    """The lane a response is drawn in: "human" for every participant row, else its model responder."""
-    return r.responder if is_model(r) else HUMAN_LANE
+    """The lane a response is drawn in: "human" for every participant row, else `model:<spec>` (a live
+    model's responder key `model:<spec>@<session>` without the session: one session, one lane per model)."""
+    return f"model:{model_spec_of(r)}" if is_model(r) else HUMAN_LANE
 
 
 def _pct(t: float, span: float) -> float:
@@ -57,7 +59,7 @@ def _target_marks(targets: Sequence[Target], span: float) -> str:
 def model_mark_html(r: Response, span: float) -> str:
     """One response's mark on the track (a model's or a human's)."""
     glyph = KIND_GLYPH.get(r.kind, "•")
-    who = f"{r.responder[6:]} " if is_model(r) else ""
+    who = f"{model_spec_of(r)} " if is_model(r) else ""
     tip = esc(f"{who}{fmt_time(r.t)} {r.kind}" + (f": {r.text}" if r.text else ""))
     return (f'<div class="ib-tl-mark ib-k-{esc(r.kind)}" data-rid="{esc(r.id)}" style="left:{_pct(r.t, span):.3f}%" '
             f'title="{tip}">{glyph}</div>')
@@ -79,7 +81,7 @@ def row_html(r: Response, editable: bool = True) -> str:
         emit = (r.meta or {}).get("emit_wall_ms")
         extra = (f' class="ib-tl-model" data-responder="{esc(r.responder)}"'
                  + (f' data-emit-ms="{float(emit):.1f}"' if isinstance(emit, (int, float)) else ""))
-        who = f'<span class="ib-tl-who" title="{esc(r.responder)}">{esc(r.responder[6:])}</span> '
+        who = f'<span class="ib-tl-who" title="{esc(r.responder)}">{esc(model_spec_of(r))}</span> '
     return (f'<li data-rid="{esc(r.id)}" data-t="{r.t:.3f}" data-kind="{esc(r.kind)}"{extra}>'
             f'<span class="ib-tl-t">{esc(fmt_time(r.t))}</span> {who}'
             f'<span class="ib-tl-k">{esc(KIND_GLYPH.get(r.kind, "•"))} {esc(r.kind)}</span>{text}{fix}</li>')

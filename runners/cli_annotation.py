@@ -11,6 +11,7 @@ from pathlib import Path
 
 from annotation.model import BENCHMARKS
 from runners.cli import verb
+from runners.cli_errors import CliError, usage
 
 
 @verb("users", "manage accounts: users add NAME --role ROLE | users list | users passwd NAME | users disable NAME")
@@ -27,17 +28,25 @@ def _users(p: argparse.ArgumentParser) -> None:
     def run(a) -> int:
         from annotation import auth
         from annotation.store import Store
+        from runners.checks import check_db
+        if a.action != "list" and not a.name:
+            raise usage(f"users {a.action}: expected the user NAME, found none", "NAME")
+        if a.action == "add" and not a.role:
+            raise usage("users add: expected --role (admin, reviewer or annotator), found none", "--role")
+        if a.action == "role" and not a.role:
+            raise usage("users role: expected --role, found none", "--role")
+        check_db(a.db, create=a.action == "add")
+        pw = _password(a) if a.action == "add" else None  # asked before the store is created
         store = Store(a.db)
+        if a.action not in ("add", "list") and store.get_user(a.name) is None:
+            raise CliError(f"expected an existing user, found no user {a.name!r}", file=a.db, field="NAME")
+        if a.action == "passwd":
+            pw = _password(a)
         if a.action == "list":
             for u in store.users():
                 print(f"{u['name']}\t{u['role']}\t{'active' if u['active'] else 'disabled'}")
             return 0
-        if not a.name:
-            raise ValueError(f"users {a.action}: give the user NAME")
         if a.action in ("add", "passwd"):
-            if a.action == "add" and not a.role:
-                raise ValueError("users add: give --role (admin, reviewer or annotator)")
-            pw = _password(a)
             if a.action == "add":
                 auth.create_user(store, a.name, a.role, pw)
                 print(f"added {a.name} ({a.role})")
@@ -48,8 +57,6 @@ def _users(p: argparse.ArgumentParser) -> None:
             store.update_user(a.name, active=int(a.action == "enable"))
             print(f"{a.name} {a.action}d")
         elif a.action == "role":
-            if not a.role:
-                raise ValueError("users role: give --role")
             store.update_user(a.name, role=a.role)
             print(f"{a.name} is now {a.role}")
         return 0
@@ -57,13 +64,28 @@ def _users(p: argparse.ArgumentParser) -> None:
 
 
 def _password(a) -> str:
+    """The new password: first line of stdin (--password-stdin), $IBENCH_PASSWORD, or asked twice on a terminal;
+    a closed or empty standard input is a usage error, not an EOFError."""
+    from annotation.auth import MIN_PASSWORD
     if a.password_stdin:
-        return sys.stdin.readline().rstrip("\n")
-    if os.environ.get("IBENCH_PASSWORD"):
-        return os.environ["IBENCH_PASSWORD"]
-    pw = getpass.getpass(f"password for {a.name}: ")
-    if getpass.getpass("again: ") != pw:
-        raise ValueError("the two passwords differ")
+        pw = sys.stdin.readline().rstrip("\r\n") if sys.stdin is not None else ""
+        if not pw:
+            raise usage("expected a password on the first line of standard input, found nothing", "--password-stdin")
+    elif os.environ.get("IBENCH_PASSWORD"):
+        pw = os.environ["IBENCH_PASSWORD"]
+    else:
+        if sys.stdin is None or not sys.stdin.isatty():
+            raise usage("expected a password: no terminal to ask on; pass --password-stdin or set IBENCH_PASSWORD",
+                        "--password-stdin")
+        try:
+            pw = getpass.getpass(f"password for {a.name}: ")
+            again = getpass.getpass("again: ")
+        except EOFError:
+            raise usage("expected a password, found the end of input", "--password-stdin") from None
+        if again != pw:
+            raise usage("expected the same password twice, found two different ones", "password")
+    if len(pw) < MIN_PASSWORD:
+        raise usage(f"expected at least {MIN_PASSWORD} characters, found {len(pw)}", "password")
     return pw
 
 
@@ -72,15 +94,24 @@ def export_dataset(a) -> int:
     from annotation import interchange, review, verification
     from annotation.loaders import load
     from annotation.store import Store
+    from runners import checks
+    from runners.cli_errors import from_problem
     if not a.benchmark:
-        raise ValueError(f"export {a.what}: give --benchmark ({', '.join(BENCHMARKS)})")
+        raise usage(f"export {a.what}: expected --benchmark ({', '.join(BENCHMARKS)}), found none", "--benchmark")
     if a.what == "verified" and a.format not in (None, "native"):
-        raise ValueError("export verified writes the native layout (drop --format)")
+        raise usage(f"export verified writes the native layout, found --format {a.format} (drop it)", "--format")
     fmt = a.format or "native"
-    store = Store(a.db)
+    out = a.out or f"export-{a.benchmark}-{a.what}"
+    (checks.output_file if fmt in ("csv", "jsonl") else checks.output_dir)(out, "--out")
+    checks.check_db(a.db, create=False)
+    if a.data is not None:
+        checks.input_dir(a.data, "--data")
     ds = load(a.benchmark, a.data, probe_media=False)
     if ds.errors:
-        raise ValueError(f"{a.benchmark}: the dataset has {len(ds.errors)} error(s); first: {ds.errors[0]}")
+        err = from_problem(ds.errors[0])
+        err.message += f" ({len(ds.errors)} error(s) in the dataset; python app.py validate {a.benchmark} {ds.root})"
+        raise err
+    store = Store(a.db)
     if not a.no_edits:
         ds = review.apply_edits(ds, store.reviews(a.benchmark))
     n_all = len(ds)
@@ -89,7 +120,7 @@ def export_dataset(a) -> int:
         ds = verification.verified_subset(store, ds, include_unchecked=a.include_unchecked)
         for iid, why in flagged.items():
             print(f"excluded {iid}: prefix already satisfies the request ({why})", file=sys.stderr)
-    out = Path(a.out or f"export-{a.benchmark}-{a.what}")
+    out = Path(out)
     root = out.parent if out.is_absolute() else Path.cwd()
     path = interchange.export(ds, fmt, root, out if not out.is_absolute() else out.name)
     print(f"wrote {len(ds)} of {n_all} {a.benchmark} items ({fmt}) to {path}", file=sys.stderr)

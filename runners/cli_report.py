@@ -1,5 +1,6 @@
-"""`python app.py report --db PATH --out DIR`: Markdown + CSV tables with bootstrap intervals and timeline
-figures (HTML + PNG) for every human session and model run in the store."""
+"""`python app.py report --db PATH --out DIR`: Markdown + CSV tables of the scorers' own figures with
+bootstrap intervals (none below --min-n items) and timeline figures (HTML + PNG) for every responder in the
+store: each participant, the pooled humans, each model run and live model sitting."""
 from __future__ import annotations
 
 import argparse
@@ -31,6 +32,8 @@ def _report(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--min-n", type=int, default=5, dest="min_n",
+                   help="fewest items for an interval; below it the figure is shown alone, with the reason (default 5)")
     p.add_argument("--judge", help="content judge spec for scoring (default: each benchmark's reference judge)")
     p.add_argument("--no-figures", action="store_true", help="tables only")
     p.add_argument("--no-png", action="store_true", help="HTML timelines only")
@@ -40,15 +43,26 @@ def _report(p: argparse.ArgumentParser) -> None:
         from annotation.store import Store
         from runners.report import write_report
 
-        if not Path(a.db).exists():
-            raise FileNotFoundError(f"{a.db}: no such store; pass --db with the app's SQLite file")
-        if not 0 < a.level < 1:
-            raise ValueError(f"--level must be between 0 and 1, got {a.level}")
-        dirs = _data_dirs(a.data)
+        from runners import checks
+        from runners.cli_errors import usage
+        if not 0 < a.level < 1:  # NaN fails this too
+            raise usage(f"expected a number between 0 and 1, found {a.level}", "--level")
+        checks.positive_int(a.resamples, "--resamples")
+        checks.positive_int(a.min_n, "--min-n")
+        if a.max_items < 0:
+            raise usage(f"expected an integer >= 0, found {a.max_items}", "--max-items")
+        try:
+            dirs = _data_dirs(a.data)
+        except ValueError as exc:
+            raise usage(str(exc), "--data") from None
+        for path in dirs.values():
+            checks.input_dir(path, "--data")
+        checks.output_dir(a.out, "--out")
+        checks.check_db(a.db, create=False)
         datasets = {b: load(b, dirs.get(b), probe_media=False) for b in (a.benchmark or BENCHMARKS)}
         paths = write_report(Store(a.db), datasets, a.out, items=a.items, n_resamples=a.resamples, seed=a.seed,
                              level=a.level, judge=a.judge, figures=not a.no_figures, png=not a.no_png,
-                             max_items=a.max_items)
+                             max_items=a.max_items, min_n=a.min_n)
         print(f"wrote {len(paths)} file(s) under {a.out}; start with {paths[0]}")
         return 0
     p.set_defaults(run=run)

@@ -9,13 +9,16 @@ from typing import Optional
 
 from annotation.loaders import load
 from annotation.predictions import native_predictions, write_native
-from annotation.store import Store
+from annotation.store import Store, human_responder, responder_of
 
-JSONL_FIELDS = ("participant", "session", "benchmark", "item", "t", "frame_t", "kind", "text", "wall_time")
+JSONL_FIELDS = ("participant", "session", "benchmark", "item", "t", "frame_t", "kind", "text", "wall_time",
+                "responder")
 
 
 def response_rows(store: Store, session: Optional[str] = None) -> list[dict]:
-    """Every logged response (corrections applied) with its participant, in log order."""
+    """Every logged response (corrections applied) with its participant and its responder
+    (`human:<participant>` or `model:<spec>@<session>`: a live model's rows are not the participant's), in log
+    order."""
     sessions = {s.id: s for s in store.sessions()}
     if session and session not in sessions:
         raise KeyError(f"no session {session!r} in {store.path}")
@@ -24,37 +27,81 @@ def response_rows(store: Store, session: Optional[str] = None) -> list[dict]:
         s = sessions.get(r.session_id)
         rows.append({"participant": s.participant if s else r.responder.split(":", 1)[-1], "session": r.session_id,
                      "benchmark": r.benchmark, "item": r.item_id, "t": r.t, "frame_t": r.frame_t, "kind": r.kind,
-                     "text": r.text, "wall_time": r.wall_time, "responder": r.responder, "id": r.id,
+                     "text": r.text, "wall_time": r.wall_time, "responder": responder_of(r), "id": r.id,
                      "page_id": r.page_id, "audio_path": r.audio_path})
     return rows
 
 
+def check_export_responses(db: str, session: Optional[str], fmt: str, out: Optional[str],
+                           data: Optional[str]) -> tuple[Store, list, dict]:
+    """Every check `export responses` makes before writing: an existing store, a known session, an output of
+    the right kind whose parent exists, and (native) a dataset holding every item each session was given."""
+    from runners import checks
+    from runners.cli_errors import CliError
+    checks.check_db(db, create=False)
+    if fmt == "jsonl":
+        checks.output_file(out, "--out")
+    else:
+        checks.output_dir(out, "--out")
+    if data is not None:
+        checks.input_dir(data, "--data")
+    store = Store(db)
+    try:
+        return _check_sessions(store, db, session, fmt, data)
+    except BaseException:
+        store.close()  # the last connection closing removes SQLite's -wal/-shm files: a refusal leaves nothing
+        raise
+
+
+def _check_sessions(store: Store, db: str, session: Optional[str], fmt: str, data: Optional[str]):
+    from runners.cli_errors import CliError
+    if session and store.get_session(session) is None:
+        raise CliError(f"expected a session id of this store, found unknown session {session!r}", file=db,
+                       field="--session")
+    if fmt == "jsonl":
+        return store, [], {}
+    sessions = [store.get_session(session)] if session else store.sessions()
+    datasets: dict = {}
+    for s in sessions:
+        data_dir = data or store.session_data_dir(s.id) or None
+        key = (s.benchmark, data_dir)
+        if key not in datasets:
+            if data_dir is not None and not Path(data_dir).is_dir():
+                raise CliError("expected the session's dataset folder, found nothing (pass --data)",
+                               file=str(data_dir), item=s.id, field="data_dir")
+            datasets[key] = load(s.benchmark, data_dir, probe_media=False)
+        ds = datasets[key]
+        missing = [i for i in s.item_ids if i not in ds]
+        if missing:
+            raise CliError(f"expected every item of session {s.id} in the dataset, found {len(missing)} missing "
+                           f"(e.g. {missing[0]})", file=str(ds.root), item=s.id, field="--data")
+    return store, sessions, datasets
+
+
 def export_responses(db: str, session: Optional[str] = None, fmt: str = "jsonl", out: Optional[str] = None,
                      data: Optional[str] = None, human_reference: bool = False) -> int:
-    store = Store(db)
+    from annotation.jsonio import write_text_atomic
+    store, sessions, datasets = check_export_responses(db, session, fmt, out, data)
     if fmt == "jsonl":
         rows = response_rows(store, session)
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         if out:
-            Path(out).write_text(text, encoding="utf-8")
+            write_text_atomic(Path(out), text, mkdir=False)
             print(f"wrote {len(rows)} responses to {out}", file=sys.stderr)
         else:
             sys.stdout.write(text)
         return 0
-    sessions = [store.get_session(session)] if session else store.sessions()
-    if session and sessions[0] is None:
-        raise KeyError(f"no session {session!r} in {store.path}")
     by_bench: dict[str, list] = defaultdict(list)
     for s in sessions:
         by_bench[s.benchmark].append(s)
     for bench, group in by_bench.items():
-        data_dir = data or store.session_data_dir(group[0].id) or None
-        ds = load(bench, data_dir, probe_media=False)
-        # every item a session was given gets a line, so unanswered items score as silent
+        # every item a session was given gets a line, so unanswered items score as silent; the participant's
+        # own responses only (a live model in the same session is another responder)
         for s in group:
+            ds = datasets[(bench, data or store.session_data_dir(s.id) or None)]
             by_item = {iid: [] for iid in s.item_ids if iid in ds}
             for r in store.responses(session_id=s.id):
-                if r.item_id in by_item:
+                if r.item_id in by_item and responder_of(r) == human_responder(s.participant):
                     by_item[r.item_id].append(r)
             preds = native_predictions(bench, ds, by_item, human_reference=human_reference)
             target = Path(out or f"export-{bench}") / (s.id if len(sessions) > 1 else "")

@@ -1,4 +1,5 @@
-"""Model-vs-human comparison: responders (human sessions, model runs), per-item lanes of classified
+"""Model-vs-human comparison: responders (each participant, the pooled humans, each model run or live model
+sitting), per-item lanes of classified
 responses, paper tables with bootstrap intervals, human - model differences, rank stability, the
 cross-benchmark leaderboard, timeline figures (plotly HTML, matplotlib PNG) and the report writer.
 Shared by the Compare / Leaderboard tabs and `python app.py report`."""
@@ -16,8 +17,8 @@ from urllib.parse import urlencode
 from annotation.dataset import Dataset
 from annotation.model import BENCHMARKS, Item
 from annotation.predictions import item_prediction
-from annotation.store import Store
-from scoring.bootstrap import (DEFAULT_RESAMPLES, DEFAULT_SEED, BenchStats, Interval, RankStability, bootstrap_ci,
+from annotation.store import Store, human_responder, model_responder, responder_of
+from scoring.bootstrap import (DEFAULT_MIN_N, DEFAULT_RESAMPLES, DEFAULT_SEED, BenchStats, Interval, RankStability,
                                item_stats, paired_difference, rank_stability)
 from scoring.classify import LABELS, ResponseVerdict, classify
 
@@ -34,41 +35,92 @@ HEADLINE = {"interactionbench": "total", "proactivebench": "AVG", "interactscope
 
 # ---------------------------------------------------------------- responders
 
+POOLED_HUMANS = "humans:pooled"
+
+
 @dataclass(frozen=True)
 class Responder:
-    """A human session or a model run on one benchmark, with the items it covers."""
-    key: str  # "session:<id>" | "run:<id>"
+    """Whoever answered, on one benchmark, with the items it covers. Grouped by responder, never by
+    session: `human:<participant>` holds every session of that person (an item answered twice counts once,
+    the latest sitting), `model:<spec>@<run or session>` is one batch run or one live sitting of a model,
+    and `humans:pooled` pools every participant (n counts participant x item)."""
+    key: str
     kind: str  # human | model
     label: str
-    name: str  # participant or model spec: the leaderboard row
+    name: str  # the leaderboard row: "human:<participant>", "humans (pooled)" or the model spec
     benchmark: str
     item_ids: tuple[str, ...]
     created: float = 0.0
+    sources: tuple = ()  # human: ((item id, session id), ...); model: (run or session id,)
+    source_kind: str = ""  # session | run | pooled
+    members: tuple[str, ...] = ()  # pooled: the participants' responder keys
+
+    @property
+    def pooled(self) -> bool:
+        return self.source_kind == "pooled"
 
 
-def _session_items(store: Store, session) -> tuple[str, ...]:
+def _session_items(store: Store, session, answered: Optional[set] = None) -> tuple[str, ...]:
     """Items a session has covered: all once closed, else those passed or answered."""
     if session.status not in ("open", "", None):
         return tuple(session.item_ids)
-    answered = {r.item_id for r in store.responses(session_id=session.id)}
+    if answered is None:
+        answered = {r.item_id for r in store.responses(session_id=session.id)}
     return tuple(iid for i, iid in enumerate(session.item_ids) if i < session.current_index or iid in answered)
 
 
-def responders(store: Store, benchmark: str, dataset: Optional[Dataset] = None) -> list[Responder]:
-    """Every human session and model run of a benchmark that covers at least one item (of `dataset`)."""
-    out = []
+def humans_respond(session) -> bool:
+    """A session is a human sitting unless its settings say only a live model responds."""
+    settings = session.settings or {}
+    return not settings.get("model") or settings.get("responders") != "model"
+
+
+def responders(store: Store, benchmark: str, dataset: Optional[Dataset] = None,
+               pooled: bool = True) -> list[Responder]:
+    """Every responder with at least one item (of `dataset`) on a benchmark: one per participant (all
+    their human sittings), the pooled humans when there are two or more participants (`pooled`), one
+    per batch run and one per live model sitting. A model-only session gives no human responder."""
     known = (lambda i: i in dataset) if dataset is not None else (lambda i: True)
+    order = {it.id: k for k, it in enumerate(dataset.items)} if dataset is not None else {}
+    humans: dict[str, dict[str, str]] = {}  # participant -> item -> session (latest sitting wins)
+    latest: dict[str, float] = {}  # participant -> their latest sitting (the leaderboard prefers recent rows)
+    out_models = []
     for s in store.sessions(benchmark=benchmark):
-        items = tuple(i for i in _session_items(store, s) if known(i))
-        if items:
-            out.append(Responder(f"session:{s.id}", "human", f"human:{s.participant} · {s.id[-6:]}",
-                                 f"human:{s.participant}", benchmark, items, s.created))
+        rows = store.responses(session_id=s.id)
+        items = tuple(i for i in _session_items(store, s, {r.item_id for r in rows}) if known(i))
+        if not items:
+            continue
+        if humans_respond(s):
+            cover = humans.setdefault(s.participant, {})
+            for iid in items:
+                cover[iid] = s.id
+            latest[s.participant] = max(latest.get(s.participant, 0.0), s.created)
+        live = {responder_of(r) for r in rows if responder_of(r).startswith("model:")}
+        spec = str((s.settings or {}).get("model") or "")
+        if spec:
+            live.add(model_responder(spec, s.id))
+        for key in sorted(live):
+            spec_ = key[len("model:"):-len(s.id) - 1]
+            out_models.append(Responder(key, "model", f"{spec_} · live {s.id[-6:]}", spec_, benchmark, items,
+                                        s.created, (s.id,), "session"))
+    out = []
+    for participant, cover in humans.items():
+        ids = sorted(cover, key=lambda i: order.get(i, 0))
+        key = human_responder(participant)
+        out.append(Responder(key, "human", key, key, benchmark, tuple(ids), latest[participant],
+                             tuple((i, cover[i]) for i in ids), "session"))
+    if pooled and len(out) >= 2:
+        obs = tuple(f"{i}@{r.key}" for r in out for i in r.item_ids)
+        out.append(Responder(POOLED_HUMANS, "human", f"humans (pooled: {len(out)} participants)", "humans (pooled)",
+                             benchmark, obs, max(r.created for r in out), (), "pooled", tuple(r.key for r in out)))
+    out += out_models
     for r in store.runs(benchmark):
         items = tuple(i for i in store.run_items(r.id) if known(i))
         if items:
             status = "" if r.status == "done" else f" ({r.status})"
-            out.append(Responder(f"run:{r.id}", "model", f"{r.model_spec} · {r.protocol} · {r.id[-6:]}{status}",
-                                 r.model_spec, benchmark, items, r.created))
+            out.append(Responder(model_responder(r.model_spec, r.id), "model",
+                                 f"{r.model_spec} · {r.protocol} · {r.id[-6:]}{status}", r.model_spec, benchmark,
+                                 items, r.created, (r.id,), "run"))
     return out
 
 
@@ -80,33 +132,58 @@ def find_responder(store: Store, benchmark: str, key: str, dataset: Optional[Dat
 
 
 def predictions(store: Store, ds: Dataset, responder: Responder, item_ids: Optional[Iterable[str]] = None) -> dict:
-    """item id -> the responder's native prediction (logged responses converted, or the run's stored one)."""
+    """item id -> the responder's native prediction: a run's stored one, or the responder's own logged
+    responses converted (a human's rows only, never a live model's in the same session, and vice versa)."""
+    if responder.pooled:
+        raise ValueError("the pooled humans have no predictions of their own; use each participant's")
     ids = list(item_ids) if item_ids is not None else list(responder.item_ids)
-    kind, _, ident = responder.key.partition(":")
-    if kind == "run":
-        stored = store.run_items(ident)
+    if responder.source_kind == "run":
+        stored = store.run_items(responder.sources[0])
         return {i: stored[i]["prediction"] for i in ids if i in stored}
-    out = {}
-    for iid in ids:
-        rs = store.responses(session_id=ident, item_id=iid)
-        out[iid] = item_prediction(ds.benchmark, ds.get(iid), rs)
-    return out
+    session_of = dict(responder.sources) if responder.kind == "human" else {i: responder.sources[0] for i in ids}
+    by_session: dict[str, dict[str, list]] = {}
+    for sid in {session_of[i] for i in ids if i in session_of}:
+        rows = by_session.setdefault(sid, {})
+        for r in store.responses(session_id=sid):
+            if responder_of(r) == responder.key:
+                rows.setdefault(r.item_id, []).append(r)
+    return {iid: item_prediction(ds.benchmark, ds.get(iid), by_session.get(session_of[iid], {}).get(iid, []))
+            for iid in ids if iid in session_of}
 
 
 # ---------------------------------------------------------------- lanes (Compare)
 
 @dataclass(frozen=True)
 class Lane:
-    """One responder's classified responses on one item."""
+    """One responder's classified responses on one item, and the scorer's figures for it on that item."""
     responder: Responder
     verdicts: tuple[ResponseVerdict, ...]
     covered: bool = True
+    score: tuple[tuple[str, object], ...] = ()
+
+
+def item_score(store: Store, item: Item, resp: Responder, pred) -> dict:
+    """The scorer's headline figures for one responder on one item: a finished run's own report (its judge
+    and settings), else the item scored as a session scores it at item end (`scoring.live`)."""
+    from scoring.live import headline, score_prediction
+    if resp.source_kind == "run":
+        run = store.get_run(resp.sources[0])
+        rep = run.report if run is not None and run.status == "done" else None
+        if rep and item.benchmark == "omniinteract":
+            for smp in rep.get("samples") or []:
+                if str(smp.get("sample_id")) == item.id and smp.get("item_kind") == "summarized":
+                    summ = (smp.get("sample_summary") or {}).get("summary") or {}
+                    return {"IA_QTF1": summ.get("IA_QTF1"), "TP": summ.get("Global_TP"), "FP": summ.get("Global_FP"),
+                            "FN": summ.get("Global_FN"), "status": smp.get("status")}
+        elif rep and item.id in (rep.get("per_item") or {}):
+            return headline(item, rep)
+    return headline(item, score_prediction(item, pred))
 
 
 def item_lanes(store: Store, ds: Dataset, item_id: str, keys: Sequence[str], judge=None) -> list[Lane]:
     """The lanes of the chosen responders on one item, in the order given."""
     item = ds.get(item_id)
-    by_key = {r.key: r for r in responders(store, ds.benchmark, ds)}
+    by_key = {r.key: r for r in responders(store, ds.benchmark, ds, pooled=False)}
     lanes = []
     for key in keys:
         resp = by_key.get(key)
@@ -115,7 +192,8 @@ def item_lanes(store: Store, ds: Dataset, item_id: str, keys: Sequence[str], jud
         covered = item_id in resp.item_ids
         pred = predictions(store, ds, resp, [item_id]).get(item_id) if covered else None
         verdicts = tuple(classify(ds.benchmark, item, pred, judge=judge)) if covered else ()
-        lanes.append(Lane(resp, verdicts, covered))
+        score = tuple(item_score(store, item, resp, pred).items()) if covered else ()
+        lanes.append(Lane(resp, verdicts, covered, score))
     return lanes
 
 
@@ -241,11 +319,14 @@ def lane_counts(lanes: Sequence[Lane], benchmark: str) -> list[tuple[str, dict[s
 
 @dataclass
 class ResponderScores:
-    """One responder's scorer report on the items it covers, its statistics and interval per column."""
+    """One responder's scorer report on the items it covers (the figures), its per-item statistics (for
+    resampling only) and its interval per column."""
     responder: Responder
     report: dict
     stats: BenchStats
     columns: dict[str, Interval]
+    source: str = ""  # where the report comes from: the run's own report, or scored for this table
+    groups: dict = field(default_factory=dict)  # breakdown dimension -> [(group, interval)]
 
 
 @dataclass
@@ -258,41 +339,135 @@ class BenchmarkTables:
     differences: list[tuple[str, str, str, int, Interval]] = field(default_factory=list)  # human, model, col, n, iv
     ranks: list[RankStability] = field(default_factory=list)
     rank_items: int = 0
+    rank_note: str = ""  # why there is no rank stability table
     n_resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
+    min_n: int = DEFAULT_MIN_N
+
+
+def _model_name(resp: Responder) -> str:
+    return resp.name.replace("human:", "human_")
 
 
 def score_responder(store: Store, ds: Dataset, resp: Responder, judge: Optional[str] = None) -> dict:
-    """The benchmark scorer's report for the responder on exactly the items it covers."""
+    """The scorer's report for the responder (see `_report_of`)."""
+    return _report_of(store, ds, resp, judge)[0]
+
+
+def _report_of(store: Store, ds: Dataset, resp: Responder, judge: Optional[str] = None) -> tuple[dict, str]:
+    """The benchmark scorer's report for the responder on exactly the items it covers, under the same
+    settings as its own figures: a finished run's stored report (its judge, its verdicts, its failures),
+    re-scored only for another judge or another item set."""
     from runners.evaluate import score_predictions
+    if resp.pooled:
+        raise ValueError("score the pooled humans with pooled_report")
+    if resp.source_kind == "run":
+        run = store.get_run(resp.sources[0])
+        run_judge = (run.config or {}).get("judge") if run is not None else None
+        if (run is not None and run.status == "done" and run.report and (judge is None or judge == run_judge)
+                and set(resp.item_ids) == set(store.run_items(run.id))):
+            return run.report, "the run's own report"
+        judge = judge if judge is not None else run_judge
     preds = predictions(store, ds, resp)
     ids = [i for i in resp.item_ids if i in preds]
-    model = resp.name.replace("human:", "human_")
-    return score_predictions(ds.benchmark, ds, ids, preds, judge=judge, store=store, model=model)
+    report = score_predictions(ds.benchmark, ds, ids, preds, judge=judge, store=store, model=_model_name(resp))
+    return report, f"scored now (judge {judge or 'default'})"
+
+
+def pooled_report(store: Store, ds: Dataset, parts: Sequence[tuple[Responder, dict]],
+                  judge: Optional[str] = None) -> dict:
+    """The scorer's report over every participant's items at once (item ids become `<item>@<responder>`,
+    one observation each): InteractionBench and OmniInteract through the scorers' own aggregation of the
+    participants' per-item results, ProactiveBench and InteractScope by scoring the relabelled items."""
+    bench = ds.benchmark
+    if bench == "interactionbench":
+        from scoring.ib_aggregate import aggregate, headline
+        records = [{**rec, "item_id": f"{rec['item_id']}@{r.key}"} for r, rep in parts
+                   for rec in rep.get("records") or []]
+        agg = aggregate(records)
+        return {"records": records, "aggregate": agg, "table": headline(agg["overall"]),
+                "per_item": {rec["item_id"]: rec for rec in records}}
+    if bench == "omniinteract":
+        from scoring.omniinteract.summary import aggregate
+        samples = [{**smp, "sample_id": f"{smp.get('sample_id')}@{r.key}"} for r, rep in parts
+                   for smp in rep.get("samples") or []]
+        done = [smp for smp in samples if smp.get("item_kind") == "summarized"]
+        fixed = any("exclusive_by_question_type" in ((smp.get("sample_summary") or {}).get("summary") or {})
+                    for smp in done)
+        return {"samples": samples, "summary": aggregate([smp["sample_summary"] for smp in done],
+                                                         len(samples) - len(done), fixed)}
+    natives, preds = [], {}
+    id_key = "item_id" if bench == "proactivebench" else "interaction_id"
+    content_judge = None
+    if bench == "interactscope":
+        from runners.evaluate import build_content_judge
+        from scoring import interactscope as isc
+        content_judge = build_content_judge(judge, store)
+    for r, _ in parts:
+        for iid, pred in predictions(store, ds, r).items():
+            native = ds.get(iid).native
+            if bench == "interactscope":
+                pred = isc.fill_tool_verdicts(native, pred)
+                if content_judge is not None:
+                    pred = isc.fill_judge_verdicts(native, pred, content_judge)
+            new = f"{iid}@{r.key}"
+            natives.append({**native, id_key: new})
+            preds[new] = {**pred, id_key: new}
+    if bench == "proactivebench":
+        from scoring import proactivebench as pb
+        return pb.score(natives, preds)
+    from scoring import interactscope as isc
+    return isc.score(natives, preds)
+
+
+def figures(benchmark: str, report: Mapping, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+            level: float = 0.95, min_n: int = DEFAULT_MIN_N) -> tuple[BenchStats, dict[str, Interval],
+                                                                      dict[str, list[tuple[str, Interval]]]]:
+    """What every table shows for one scorer report: its per-item statistics, the paper columns and the
+    breakdowns (dimension -> [(group, interval)]), each the scorer's own figure with its interval."""
+    bs = item_stats(benchmark, report)
+    cols = {c: bs.interval(c, n_resamples, seed, level, min_n) for c in bs.table}
+    groups = {dim: [(g, bs.interval(key, n_resamples, seed, level, min_n)) for g, key in entries]
+              for dim, entries in bs.breakdowns.items()}
+    return bs, cols, groups
+
+
+def _scores(resp: Responder, report: dict, source: str, n_resamples: int, seed: int, level: float,
+            min_n: int) -> ResponderScores:
+    bs, cols, groups = figures(resp.benchmark, report, n_resamples, seed, level, min_n)
+    return ResponderScores(resp, report, bs, cols, source, groups)
 
 
 def benchmark_tables(store: Store, ds: Dataset, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                      level: float = 0.95, judge: Optional[str] = None,
-                     keys: Optional[Sequence[str]] = None) -> BenchmarkTables:
-    """Paper table (value and interval per column) for every responder, breakdowns, human - model
-    differences on shared items, and rank stability on the items every responder covers."""
+                     keys: Optional[Sequence[str]] = None, min_n: int = DEFAULT_MIN_N) -> BenchmarkTables:
+    """Paper table for every responder (the scorer's figures, with an interval when n >= min_n),
+    the scorer's breakdowns, human - model differences on shared items, and rank stability on the
+    items every (unpooled) responder covers."""
     bench = ds.benchmark
     resps = [r for r in responders(store, bench, ds) if keys is None or r.key in keys]
-    rows = []
+    rows: list[ResponderScores] = []
     for r in resps:
-        report = score_responder(store, ds, r, judge)
-        bs = item_stats(bench, report)
-        cols = {c: bootstrap_ci(bs.stats, bs.metrics[c], n_resamples, seed, level, bs.strata) for c in bs.table}
-        rows.append(ResponderScores(r, report, bs, cols))
+        if not r.pooled:
+            report, src = _report_of(store, ds, r, judge)
+            rows.append(_scores(r, report, src, n_resamples, seed, level, min_n))
+    scored = {rs.responder.key: (rs.responder, rs.report) for rs in rows}
+    for r in resps:
+        if r.pooled:
+            members = [m for m in responders(store, bench, ds, pooled=False) if m.key in r.members]
+            parts = [scored.get(m.key) or (m, _report_of(store, ds, m, judge)[0]) for m in members]
+            rows.append(_scores(r, pooled_report(store, ds, parts, judge), "pooled", n_resamples, seed, level,
+                                min_n))
+    rows.sort(key=lambda rs: ({"human": 0, "model": 1}[rs.responder.kind], rs.responder.pooled))
     columns = rows[0].stats.table if rows else []
-    out = BenchmarkTables(bench, list(columns), rows, n_resamples=n_resamples, seed=seed)
+    out = BenchmarkTables(bench, list(columns), rows, n_resamples=n_resamples, seed=seed, min_n=min_n)
     for rs in rows:
-        for dim, groups in rs.stats.breakdowns.items():
-            for group, key in groups:
-                iv = bootstrap_ci(rs.stats.stats, rs.stats.metrics[key], n_resamples, seed, level, rs.stats.strata)
+        for dim, groups in rs.groups.items():
+            for group, iv in groups:
                 out.breakdowns.setdefault(dim, []).append((rs.responder.label, group, iv))
-    humans = [r for r in rows if r.responder.kind == "human"]
-    models = [r for r in rows if r.responder.kind == "model"]
+    single = [r for r in rows if not r.responder.pooled]
+    humans = [r for r in single if r.responder.kind == "human"]
+    models = [r for r in single if r.responder.kind == "model"]
     for h in humans:
         for m in models:
             common = [i for i in h.stats.item_ids if i in set(m.stats.item_ids)]
@@ -301,20 +476,24 @@ def benchmark_tables(store: Store, ds: Dataset, n_resamples: int = DEFAULT_RESAM
             hs, ms = h.stats.subset(common), m.stats.subset(common)
             for c in columns:
                 iv = paired_difference(hs.stats, hs.metrics[c], ms.stats, ms.metrics[c], n_resamples, seed, level,
-                                       hs.strata)
+                                       hs.strata, points=(hs.point(c), ms.point(c)), min_n=min_n,
+                                       n_items=min(hs.n_for(c), ms.n_for(c)))
                 out.differences.append((h.responder.label, m.responder.label, c, len(common), iv))
-    if len(rows) >= 2:
-        common = set(rows[0].stats.item_ids)
-        for r in rows[1:]:
+    if len(single) >= 2:
+        common = set(single[0].stats.item_ids)
+        for r in single[1:]:
             common &= set(r.stats.item_ids)
-        ordered = [i for i in rows[0].stats.item_ids if i in common]
-        if ordered:
-            subs = [r.stats.subset(ordered) for r in rows]
+        ordered = [i for i in single[0].stats.item_ids if i in common]
+        out.rank_items = len(ordered)
+        if len(ordered) < min_n:
+            out.rank_note = (f"not computed: the {len(single)} responders share {len(ordered)} item(s), "
+                             f"fewer than {min_n}")
+        else:
+            subs = [r.stats.subset(ordered) for r in single]
             head = subs[0].headline
             out.ranks = rank_stability([s.stats for s in subs], [s.metrics[head] for s in subs],
-                                       [r.responder.label for r in rows], n_resamples, seed, True, level,
-                                       subs[0].strata)
-            out.rank_items = len(ordered)
+                                       [r.responder.label for r in single], n_resamples, seed, True, level,
+                                       subs[0].strata, points=[s.point(head) for s in subs])
     return out
 
 
@@ -335,7 +514,8 @@ class LeaderRow:
 
 
 def leaderboard(tables: Mapping[str, BenchmarkTables]) -> list[LeaderRow]:
-    """Rows keyed by model spec / participant; per benchmark the latest responder with the most items."""
+    """One row per participant (all their sittings), one for the pooled humans, one per model spec (its
+    run with the most items, then the latest); humans and models never share a row."""
     acc: dict[tuple[str, str], dict] = {}
     for bench, tb in tables.items():
         head = HEADLINE[bench]
@@ -371,16 +551,20 @@ def _md_table(headers: Sequence[str], rows: Iterable[Sequence]) -> str:
 
 
 def _iv_cells(iv: Optional[Interval]) -> list:
+    """value, low, high, n, note (why there is no interval)."""
     if iv is None:
-        return ["", "", ""]
-    return ["" if v is None else round(v, 4) for v in (iv.point, iv.low, iv.high)]
+        return ["", "", "", "", ""]
+    return ["" if v is None else round(v, 4) for v in (iv.point, iv.low, iv.high)] + [iv.n_items, iv.reason]
+
+
+IV_SUFFIXES = ("", "_low", "_high", "_n", "_note")
 
 
 def table_rows(tb: BenchmarkTables) -> list[list]:
-    """The main table as CSV rows: responder, kind, key, n_items, then value/low/high per column."""
+    """The main table as CSV rows: responder, kind, key, n_items, source, then value/low/high/n/note per column."""
     out = []
     for rs in tb.rows:
-        row = [rs.responder.label, rs.responder.kind, rs.responder.key, len(rs.stats.item_ids)]
+        row = [rs.responder.label, rs.responder.kind, rs.responder.key, len(rs.stats.item_ids), rs.source]
         for c in tb.columns:
             row += _iv_cells(rs.columns.get(c))
         out.append(row)
@@ -388,7 +572,7 @@ def table_rows(tb: BenchmarkTables) -> list[list]:
 
 
 def table_header(tb: BenchmarkTables) -> list[str]:
-    return ["responder", "kind", "key", "n_items"] + [f"{c}{s}" for c in tb.columns for s in ("", "_low", "_high")]
+    return ["responder", "kind", "key", "n_items", "source"] + [f"{c}{s}" for c in tb.columns for s in IV_SUFFIXES]
 
 
 def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence]) -> Path:
@@ -403,18 +587,20 @@ def markdown_section(tb: BenchmarkTables, level: float = 0.95) -> str:
     """One benchmark's Markdown: the paper table, breakdowns, differences and rank stability."""
     pct = int(round(level * 100))
     parts = [f"## {tb.benchmark}", "",
-             f"Values with {pct}% bootstrap intervals over items ({tb.n_resamples} resamples, seed {tb.seed}).", ""]
+             f"The scorer's own figures, with {pct}% bootstrap intervals over items ({tb.n_resamples} resamples, "
+             f"seed {tb.seed}); n = the items each figure counts; no interval from fewer than {tb.min_n} items.",
+             ""]
     if not tb.rows:
         return "\n".join(parts + ["No human sessions or model runs.", ""])
     extra = {"proactivebench": "", "interactscope": "Complete T8-C"}.get(tb.benchmark)
-    headers = ["responder", "kind", "n"] + tb.columns + ([extra] if extra else [])
+    headers = ["responder", "kind", "n"] + tb.columns + ([extra] if extra else []) + ["figures from"]
     rows = []
     for rs in tb.rows:
         row = [rs.responder.label, rs.responder.kind, len(rs.stats.item_ids)] + [_fmt(rs.columns.get(c))
                                                                                  for c in tb.columns]
         if extra:
             row.append((rs.report.get("table") or {}).get(extra, "–"))
-        rows.append(row)
+        rows.append(row + [rs.source])
     parts += [_md_table(headers, rows), ""]
     for dim, entries in tb.breakdowns.items():
         if entries:
@@ -426,15 +612,21 @@ def markdown_section(tb: BenchmarkTables, level: float = 0.95) -> str:
                             [(h, m, c, n, _fmt(iv)) for h, m, c, n, iv in tb.differences]), ""]
     if tb.ranks:
         parts += [f"### rank stability ({HEADLINE[tb.benchmark]}, {tb.rank_items} shared items)", "",
-                  _md_table(["responder", "rank", "mean rank", "P(same rank)", "P(best)", f"{pct}% rank range"],
-                            [(r.name, r.point_rank, f"{r.mean_rank:.2f}", f"{r.p_same_rank:.2f}", f"{r.p_best:.2f}",
+                  "Ties are ties: tied responders share a rank (shown as 1=); P(best) counts resamples where a "
+                  "responder is best alone, P(tied best) those where it shares rank 1.", "",
+                  _md_table(["responder", "rank", "tied with", "mean rank", "P(same rank)", "P(best)", "P(tied best)",
+                             f"{pct}% rank range"],
+                            [(r.name, r.rank_label, ", ".join(r.tied_with) or "–", f"{r.mean_rank:.2f}",
+                              f"{r.p_same_rank:.2f}", f"{r.p_best:.2f}", f"{r.p_tied_best:.2f}",
                               f"{r.rank_low}–{r.rank_high}") for r in tb.ranks]), ""]
+    elif tb.rank_note:
+        parts += [f"### rank stability ({HEADLINE[tb.benchmark]})", "", tb.rank_note, ""]
     return "\n".join(parts)
 
 
 def default_figure_items(store: Store, ds: Dataset, limit: int = 5) -> list[str]:
     """Items worth a figure: those some human answered, else those any responder covers (dataset order)."""
-    rs = responders(store, ds.benchmark, ds)
+    rs = responders(store, ds.benchmark, ds, pooled=False)
     human = {i for r in rs if r.kind == "human" for i in r.item_ids}
     anyone = {i for r in rs for i in r.item_ids}
     chosen = [it.id for it in ds.items if it.id in human] or [it.id for it in ds.items if it.id in anyone]
@@ -444,7 +636,8 @@ def default_figure_items(store: Store, ds: Dataset, limit: int = 5) -> list[str]
 def write_report(store: Store, datasets: Mapping[str, Dataset], out_dir: str | Path,
                  items: Optional[Sequence[str]] = None, n_resamples: int = DEFAULT_RESAMPLES,
                  seed: int = DEFAULT_SEED, level: float = 0.95, judge: Optional[str] = None,
-                 figures: bool = True, png: bool = True, max_items: int = 5) -> list[Path]:
+                 figures: bool = True, png: bool = True, max_items: int = 5,
+                 min_n: int = DEFAULT_MIN_N) -> list[Path]:
     """Write report.md, per-benchmark CSV tables (main, breakdown, differences, ranks), leaderboard.csv
     and timeline figures (HTML + PNG) for the chosen items under out_dir; returns the files written."""
     out = Path(out_dir)
@@ -456,24 +649,25 @@ def write_report(store: Store, datasets: Mapping[str, Dataset], out_dir: str | P
         ds = datasets[bench]
         if not responders(store, bench, ds):
             continue
-        tb = benchmark_tables(store, ds, n_resamples, seed, level, judge)
+        tb = benchmark_tables(store, ds, n_resamples, seed, level, judge, min_n=min_n)
         tables[bench] = tb
         md.append(markdown_section(tb, level))
         written.append(_write_csv(out / f"{bench}_table.csv", table_header(tb), table_rows(tb)))
         written.append(_write_csv(out / f"{bench}_breakdown.csv",
-                                  ["dimension", "responder", "group", "value", "low", "high"],
+                                  ["dimension", "responder", "group", "value", "low", "high", "n", "note"],
                                   [[d, r, g, *_iv_cells(iv)] for d, es in tb.breakdowns.items() for r, g, iv in es]))
         written.append(_write_csv(out / f"{bench}_differences.csv",
-                                  ["human", "model", "column", "n_items", "difference", "low", "high"],
+                                  ["human", "model", "column", "n_items", "difference", "low", "high", "n", "note"],
                                   [[h, m, c, n, *_iv_cells(iv)] for h, m, c, n, iv in tb.differences]))
         written.append(_write_csv(out / f"{bench}_ranks.csv",
-                                  ["responder", "point_rank", "mean_rank", "p_same_rank", "p_best", "rank_low",
-                                   "rank_high", "n_items"],
-                                  [[r.name, r.point_rank, round(r.mean_rank, 4), round(r.p_same_rank, 4),
-                                    round(r.p_best, 4), r.rank_low, r.rank_high, tb.rank_items] for r in tb.ranks]))
+                                  ["responder", "point_rank", "tied_with", "mean_rank", "p_same_rank", "p_best",
+                                   "p_tied_best", "rank_low", "rank_high", "n_items"],
+                                  [[r.name, r.point_rank, ";".join(r.tied_with), round(r.mean_rank, 4),
+                                    round(r.p_same_rank, 4), round(r.p_best, 4), round(r.p_tied_best, 4), r.rank_low,
+                                    r.rank_high, tb.rank_items] for r in tb.ranks]))
         if figures:
             chosen = [i for i in items if i in ds] if items else default_figure_items(store, ds, max_items)
-            keys = [rs.responder.key for rs in tb.rows]
+            keys = [rs.responder.key for rs in tb.rows if not rs.responder.pooled]
             if chosen:
                 md += ["### timelines", ""]
             for iid in chosen:
@@ -493,9 +687,9 @@ def write_report(store: Store, datasets: Mapping[str, Dataset], out_dir: str | P
     board = leaderboard(tables)
     benches = list(tables)
     written.append(_write_csv(out / "leaderboard.csv", ["name", "kind"] + [f"{b}{s}" for b in benches
-                                                                          for s in ("", "_low", "_high", "_n")],
+                                                                          for s in IV_SUFFIXES],
                               [[r.name, r.kind] + [x for b in benches for x in (
-                                  _iv_cells(r.cells[b][0]) + [r.cells[b][2]] if b in r.cells else ["", "", "", ""])]
+                                  _iv_cells(r.cells[b][0]) if b in r.cells else [""] * len(IV_SUFFIXES))]
                                for r in board]))
     md += ["## leaderboard", "", _md_table(["name", "kind"] + [f"{b} ({HEADLINE[b]})" for b in benches],
                                            [[r.name, r.kind] + [_fmt(r.cells[b][0]) if b in r.cells else "–"

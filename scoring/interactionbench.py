@@ -66,18 +66,23 @@ class IBConfig:
 
 # ---------------------------------------------------------------- predictions
 
-def _line_key(line: dict) -> str:
-    return f"{line['video_id']}#{int(line.get('item_index') or 0)}"
+def _line_key(line: dict, fixed: bool = False) -> str:
+    """The item id a prediction line names, built as the reference builds it: `<video_id>#<item_index as
+    written>` (missing -> 0), so 1.0 or null match no item. fixed: an integral number (1.0) names item 1."""
+    idx = line.get("item_index", 0)
+    if fixed and isinstance(idx, float) and idx.is_integer():
+        idx = int(idx)
+    return f"{line['video_id']}#{idx}"
 
 
-def index_predictions(preds: Sequence[dict], known: set[str]) -> dict[str, dict]:
+def index_predictions(preds: Sequence[dict], known: set[str], fixed: bool = False) -> dict[str, dict]:
     """item id -> prediction line; a duplicated key keeps the last line, unknown items are ignored."""
     out: dict[str, dict] = {}
     unknown = []
     for n, line in enumerate(preds, 1):
         if not isinstance(line, dict) or "video_id" not in line:
             raise ValueError(f"predictions line {n}: expected an object with video_id, item_index, emissions")
-        key = _line_key(line)
+        key = _line_key(line, fixed)
         if key in known:
             out[key] = line
         else:
@@ -186,7 +191,7 @@ def score_trigger(timed: list[dict], ems: list[Emission], cfg: IBConfig, content
     rec = {"family": "C_counting" if counting else "B_trigger", **tm.fields(cfg.delta)}
     scores = [content.plain(events[k].ref, ems[m][1]) for k, m in enumerate(tm.match) if m is not None]
     got = [s for s in scores if s is not None]
-    cs = round(100 * exact_mean(got), 1) if got else (None if scores else 0.0)
+    cs = round(100 * exact_mean(got), 1) if got else None  # nothing matched: nothing to judge (reference)
     ts = hmean(rec["timing_accuracy"], rec["silence_compliance"])
     rec["content_score"] = cs
     rec["timing_score"] = ts
@@ -201,7 +206,7 @@ def score_trigger(timed: list[dict], ems: list[Emission], cfg: IBConfig, content
             rec["final_count_abs_err"] = round(abs((pred_final or 0) - gt_final), 2)
             acc = 100.0 if pred_final is not None and abs(pred_final - gt_final) < 1e-9 else 0.0
     else:
-        acc = cs
+        acc = cs if scores else 0.0  # no matched event: accuracy 0 (reference); unavailable verdicts: None
     rec["accuracy"] = acc
     rec["total_score"] = total_of(acc, ts)
     return rec
@@ -266,20 +271,31 @@ def score_row(row: dict, iid: str, line: Optional[dict], duration: float, domain
 
 # ---------------------------------------------------------------- scoring entry points
 
-def select_rows(rows: Sequence[dict], cfg: IBConfig, lines: Optional[dict] = None) -> list[tuple[dict, str]]:
-    """(row, item id) of the valid rows, restricted to the split (cfg.items) and, with skip_missing,
-    to the items that have a prediction line."""
-    keep = set(cfg.items) if cfg.items is not None else None
-    out = []
+def unique_valid_rows(rows: Sequence[dict]) -> list[tuple[dict, str]]:
+    """(row, item id) of the scoreable rows in order; a repeated item id keeps the later row in the earlier
+    one's place (the reference keys its items by id, e.g. two files with one video_id)."""
+    by_id: dict[str, dict] = {}
     for r in rows:
-        iid = ib_rules.item_id(r)
-        if keep is not None and iid not in keep:
-            continue
-        if cfg.skip_missing and lines is not None and iid not in lines:
-            continue
         if ib_rules.is_valid(r):
-            out.append((r, iid))
-    return out
+            by_id[ib_rules.item_id(r)] = r
+    return [(r, iid) for iid, r in by_id.items()]
+
+
+def select_rows(rows: Sequence[dict], cfg: IBConfig, lines: Optional[dict] = None) -> list[tuple[dict, str]]:
+    """(row, item id) of the valid rows (one per id), restricted to the split (cfg.items) and, with
+    skip_missing, to the items that have a prediction line."""
+    keep = set(cfg.items) if cfg.items is not None else None
+    return [(r, iid) for r, iid in unique_valid_rows(rows)
+            if (keep is None or iid in keep) and not (cfg.skip_missing and lines is not None and iid not in lines)]
+
+
+def video_fields(row: dict) -> tuple[float, Any]:
+    """(duration_s, domain) of an item row; the duration as the reference reads it: float(x or 0.0)."""
+    d = row.get("duration_s")
+    try:
+        return float(d or 0.0), row.get("domain")
+    except (TypeError, ValueError):
+        raise ValueError(f"item {ib_rules.item_id(row)}: duration_s {d!r} is not a number of seconds") from None
 
 
 def score(rows: list[dict], preds: list[dict], config: IBConfig = IBConfig(), judge: Any = None,
@@ -291,12 +307,7 @@ def score(rows: list[dict], preds: list[dict], config: IBConfig = IBConfig(), ju
     .n_missing, .vdc); JudgeUnavailable excludes that content and is counted in config.judge_unavailable.
     mcq_key: answer-key rows; mcq_key_source / items_source: what the config block names as their source."""
     cfg = config
-    video: dict[str, tuple[float, Any]] = {}
-    for r in rows:  # video-level fields come from the video's first row (one file per video)
-        if r["video_id"] not in video:
-            d = r.get("duration_s")
-            video[r["video_id"]] = (0.0 if d is None else float(d), r.get("domain"))
-    lines = index_predictions(preds, set(map(ib_rules.item_id, rows)))
+    lines = index_predictions(preds, set(map(ib_rules.item_id, rows)), cfg.fixed)
     selected = select_rows(rows, cfg, lines)
     keys = load_key(mcq_key) if mcq_key else {}
     judge_fn = as_judge_fn(judge)
@@ -306,7 +317,7 @@ def score(rows: list[dict], preds: list[dict], config: IBConfig = IBConfig(), ju
     for r, iid in selected:
         key = keys.get(iid)
         content = item_content(r.get("question") or "", judge_fn, judge, key, cfg.fixed, counter)
-        duration, domain = video[r["video_id"]]
+        duration, domain = video_fields(r)  # each row's own: one video_id may span two files
         line = lines.get(iid)
         rec = score_row(r, iid, line, duration, domain, cfg, content)
         if key is not None:

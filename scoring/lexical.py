@@ -83,7 +83,7 @@ def content_score(gt: Optional[str], pred: Optional[str], fixed: bool = False) -
         gn = extract_number(gt)
         if gn is not None:
             pn = extract_number(pred)
-            if pn is not None and gn == pn:
+            if pn is not None and abs(gn - pn) < 1e-9:  # reference tolerance (inf vs inf: nan, no match)
                 pset = set(p)
                 if all(w in pset for w in g if _DIGITS.fullmatch(w) is None):
                     return 1.0

@@ -1,5 +1,7 @@
 """InteractionBench native layout: annotations/<domain>/<video_id>.json, or the legacy
-results/<domain>/<vid>/annotation.json (when any legacy file exists, only legacy files are read)."""
+results/<domain>/<vid>/annotation.json. Files are found as the reference's `load_benchmark` finds them:
+annotations/ when it exists (else results/, else the root), every *.json below it (any depth), and only the
+annotation.json files when there are any."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,12 +19,22 @@ BENCHMARK = "interactionbench"
 VIDEO_FIELDS = ("video_id", "item_index", "domain", "duration_s")
 
 
+def annotation_root(root: Path) -> Path:
+    """The folder the reference searches: annotations/ wins over results/; with neither, the root itself."""
+    for name in ("annotations", "results"):
+        if (root / name).is_dir():
+            return root / name
+    return root
+
+
 def annotation_files(root: Path) -> list[Path]:
-    """The files the reference reads, in its order: directory parts, then file stem."""
-    legacy = sorted((root / "results").glob("*/*/annotation.json"), key=lambda p: (p.parent.parent.name, p.parent.name))
+    """The files the reference reads, in its order: any annotation.json below the search folder (path order),
+    else every *.json below it ordered by (directory parts..., file stem)."""
+    base = annotation_root(root)
+    legacy = sorted(base.rglob("annotation.json"))
     if legacy:
         return legacy
-    return sorted((root / "annotations").glob("*/*.json"), key=lambda p: (p.parent.name, p.stem))
+    return sorted(base.rglob("*.json"), key=lambda p: (*p.parent.parts, p.stem))
 
 
 class _Checker:
@@ -116,23 +128,37 @@ def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Op
         return None, [], [Problem(label, None, None, f"expected a JSON object with video_id and items, got {type(doc).__name__}")]
     legacy = path.name == "annotation.json"
     vid = doc.get("video_id")
-    if vid is None:
+    if not vid:  # the reference falls back on a missing, null or empty video_id
         vid = path.parent.name if legacy else path.stem
         ck.warn(None, "video_id", f"missing; using {vid!r} from the file name")
-    elif not isinstance(vid, str) or not vid:
+    elif not isinstance(vid, str):
         ck.error(None, "video_id", f"expected a non-empty string, got {vid!r}")
-        vid = path.stem
-    domain = doc.get("domain", doc.get("category"))
-    if domain is None:
+        vid = str(vid)
+    domain = doc.get("domain") or doc.get("category")  # null/empty domain: category, then the folder
+    if not domain:
         domain = path.parent.parent.name if legacy else path.parent.name
     duration = doc.get("duration_s")
-    if duration is None:
-        ck.warn(None, "duration_s", "missing; the reference uses 0.0 (segment ends and chatter rates depend on it)")
+    if not duration:
+        if duration is None:
+            ck.warn(None, "duration_s", "missing; the reference uses 0.0 (segment ends and chatter rates depend on it)")
         duration = 0.0
-    elif not is_number(duration) or duration < 0:
+    elif isinstance(duration, bool) or not isinstance(duration, (int, float, str)):
         ck.error(None, "duration_s", f"expected seconds >= 0, got {duration!r}")
         duration = 0.0
+    else:
+        try:  # the reference reads float(duration_s): a number written as text ("90") counts
+            given, duration = duration, float(duration)
+        except ValueError:
+            ck.error(None, "duration_s", f"expected seconds >= 0, got {duration!r}")
+            duration = 0.0
+        else:
+            if isinstance(given, str):
+                ck.warn(None, "duration_s", f"given as text {given!r}; read as {duration} seconds")
+            if duration < 0 or duration != duration:
+                ck.error(None, "duration_s", f"expected seconds >= 0, got {given!r}")
     items = doc.get("items")
+    if items is None and keep_all:
+        items = []
     if not isinstance(items, list):
         ck.error(None, "items", "missing or not a list; expected a list of items")
         return None, [], ck.problems
@@ -140,7 +166,9 @@ def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Op
     for idx, it in enumerate(items):
         iid = f"{vid}#{idx}"
         if _check_item(ck, iid, it, float(duration)) or (keep_all and isinstance(it, dict)):
-            rows.append({"video_id": vid, "item_index": idx, "domain": domain, "duration_s": float(duration), **it})
+            # the video's fields win over same-named item keys, as in the reference's BenchItem
+            rows.append({"video_id": vid, "item_index": idx, "domain": domain, "duration_s": float(duration),
+                         **{k: v for k, v in it.items() if k not in VIDEO_FIELDS}})
     header = {"video_id": vid, "domain": domain, "duration_s": float(duration), "video": doc.get("video"),
               "file": label, "doc": doc}
     return header, rows, ck.problems
@@ -148,13 +176,54 @@ def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Op
 
 def load_rows(data_dir: str | Path) -> list[dict]:
     """Golden-shaped item rows (video fields added) in reference order, for the scorer: every item the
-    reference would read, even those `load` reports errors for (validate first to see them)."""
+    reference would read, even those `load` reports errors for (validate first to see them). One row per
+    scoreable item id: a later file's item replaces an earlier one in its place (the reference keys items by
+    id); items that are not scoreable follow."""
     root = Path(data_dir)
-    rows: list[dict] = []
+    scoreable: dict[str, dict] = {}
+    rest: list[dict] = []
     for path in annotation_files(root):
         _, file_rows, _ = _read_video_file(path, root, keep_all=True)
+        for row in file_rows:
+            if ib_rules.is_valid(row):
+                scoreable[ib_rules.item_id(row)] = row
+            else:
+                rest.append(row)
+    return [*scoreable.values(), *rest]
+
+
+def scan(data_dir: str | Path) -> tuple[list[dict], list[Problem], dict[str, str]]:
+    """One pass for `score`: the rows `load_rows` gives, every problem `load` reports about the annotation files
+    (media not probed) and each item's file. Builds no Items or Streams, so checking costs no second read."""
+    root = Path(data_dir)
+    if not root.is_dir():
+        return [], [Problem(str(root), None, None, "dataset folder not found")], {}
+    files = annotation_files(root)
+    if not files:
+        return [], [Problem(str(root), None, None, "no annotation files: expected annotations/<domain>/<video_id>.json"
+                                                   " or results/<domain>/<vid>/annotation.json")], {}
+    rows: list[dict] = []
+    problems: list[Problem] = []
+    item_file: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for path in files:
+        header, file_rows, found = _read_video_file(path, root, keep_all=True)
+        problems.extend(found)
+        if header is None:
+            continue
+        vid = header["video_id"]
+        if vid in seen:
+            problems.append(Problem(header["file"], None, "video_id", f"duplicate video_id {vid!r} (also in {seen[vid]})"))
+        seen[vid] = header["file"]
+        rel = str(header["video"] or f"videos/{vid}.mp4")
+        if rel.startswith(("/", "\\")) or ".." in rel.replace("\\", "/").split("/"):  # load's escape check, lexically
+            problems.append(Problem(header["file"], None, "video", f"path '{rel}' must stay inside the dataset root"))
+        for row in file_rows:
+            item_file[ib_rules.item_id(row)] = header["file"]
         rows.extend(file_rows)
-    return rows
+    if not rows and not any(p.severity == "error" for p in problems):
+        problems.append(Problem(str(root), None, "items", "the dataset holds no items"))
+    return rows, problems, item_file
 
 
 def _targets(row: dict) -> tuple[Target, ...]:

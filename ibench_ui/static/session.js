@@ -563,7 +563,7 @@
     if (!tl) return;
     const esc = (x) => (window.CSS && CSS.escape) ? CSS.escape(x) : String(x).replace(/["\\]/g, "\\$&");
     if (tl.querySelector(`li[data-rid="${esc(ev.rid)}"]`)) { noteShown(tl); return; }
-    const lane = tl.querySelector(`.ib-tl-lane[data-lane="${esc(ev.responder)}"]`);
+    const lane = tl.querySelector(`.ib-tl-lane[data-lane="${esc(ev.lane || ev.responder)}"]`);
     if (lane && !lane.querySelector(`[data-rid="${esc(ev.rid)}"]`)) lane.insertAdjacentHTML("beforeend", ev.mark_html);
     const list = tl.querySelector(".ib-tl-list");
     const tmp = document.createElement("ol");

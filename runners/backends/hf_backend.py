@@ -1,6 +1,10 @@
-"""Local transformers VLM backend: AutoProcessor + AutoModelForImageTextToText, the model's own chat
-template with {"type": "image", "image": PIL} parts, greedy decoding. Works for LLaVA-style models
-and Qwen2/2.5-VL (which need torchvision)."""
+"""Local transformers backend, greedy decoding with the model's own chat template.
+
+A vision-language model (LLaVA-style, Qwen2/2.5-VL, which need torchvision) goes through AutoProcessor +
+AutoModelForImageTextToText with {"type": "image", "image": PIL} parts. A text-only model (its config is a
+causal LM) goes through AutoTokenizer + AutoModelForCausalLM, and the frames it cannot see become one line
+saying how many frames at which times the protocol would have shown. `hf:<file>.gguf` loads a GGUF file
+(quantised or not) through transformers' `gguf_file=` path, dequantised to torch (text-only)."""
 from __future__ import annotations
 
 import threading
@@ -32,29 +36,48 @@ class HFBackend(Backend):
         self.name = f"hf:{path}"
         self._model = None
         self._processor = None
+        self.text_only: Optional[bool] = None  # known after load()
         self._lock = threading.Lock()
 
     def load(self) -> None:
-        """Load processor and model (once); errors name the package to install."""
+        """Load processor (or tokenizer) and model once; errors name the package to install."""
         if self._model is not None:
             return
         try:
             import torch
-            from transformers import AutoModelForImageTextToText, AutoProcessor
+            from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText, AutoProcessor,
+                                      AutoTokenizer)
         except ImportError as exc:
             raise missing_dependency("the hf backend", "torch transformers torchvision pillow", exc) from None
         import os
 
+        where, gguf_file = self.path, None
+        if self.path.lower().endswith(".gguf"):
+            if not os.path.isfile(self.path):
+                raise FileNotFoundError(f"hf backend: GGUF file {self.path} not found")
+            where, gguf_file = os.path.dirname(os.path.abspath(self.path)), os.path.basename(self.path)
         local = self.local_files_only
         if local is None:
-            local = os.path.isdir(self.path)
+            local = os.path.isdir(where)
         kw = {"trust_remote_code": self.trust_remote_code, "local_files_only": local}
-        try:
-            self._processor = AutoProcessor.from_pretrained(self.path, **kw)
-        except ImportError as exc:
-            raise missing_dependency(f"the processor of {self.path}", "torchvision", exc) from None
+        if gguf_file:
+            kw["gguf_file"] = gguf_file
         dtype = "auto" if self.dtype == "auto" else getattr(torch, self.dtype)
-        model = AutoModelForImageTextToText.from_pretrained(self.path, dtype=dtype, **kw)
+        self.text_only = bool(gguf_file) or not _is_vision_language(AutoConfig.from_pretrained(where, **kw))
+        try:
+            if self.text_only:
+                self._processor = AutoTokenizer.from_pretrained(where, **kw)
+                model = AutoModelForCausalLM.from_pretrained(where, dtype=dtype, **kw)
+            else:
+                self._processor = AutoProcessor.from_pretrained(where, **kw)
+                model = AutoModelForImageTextToText.from_pretrained(where, dtype=dtype, **kw)
+        except ImportError as exc:
+            what = "accelerate gguf" if gguf_file else "torchvision"
+            raise missing_dependency(f"the model at {self.path}", what, exc) from None
+        except ValueError as exc:
+            if "accelerate" in str(exc) or "gguf" in str(exc).lower():
+                raise missing_dependency(f"the model at {self.path}", "accelerate gguf", exc) from None
+            raise
         model.to(self.device)
         model.eval()
         self._model = model
@@ -77,6 +100,30 @@ class HFBackend(Backend):
             out.append({"role": m["role"], "content": parts})
         return out
 
+    @staticmethod
+    def render_text(decision: Decision) -> list[dict]:
+        """The chat for a text-only model: text parts kept; images and audio the model cannot take replaced by
+        one line naming what the protocol would have shown (how many frames, at which stream times)."""
+        out = []
+        for m in decision.messages:
+            texts, stamps, audio = [], [], []
+            for p in m["content"]:
+                if p["type"] == "text":
+                    texts.append(p["text"])
+                elif p["type"] == "image":
+                    stamps.append(p["frame"].t)
+                elif p["type"] == "audio":
+                    audio.append((p["chunk"].t0, p["chunk"].t1))
+            notes = []
+            if stamps:
+                notes.append(f"[{len(stamps)} video frame(s) at t = {', '.join(f'{t:.2f}' for t in stamps)} s are "
+                             "not shown: this model reads text only]")
+            if audio:
+                notes.append(f"[audio from {audio[0][0]:.1f} s to {audio[-1][1]:.1f} s is not given: this model "
+                             "reads text only]")
+            out.append({"role": m["role"], "content": "\n".join(notes + texts)})
+        return out
+
     def respond(self, decision: Decision) -> Reply:
         self.load()
         import torch
@@ -85,8 +132,8 @@ class HFBackend(Backend):
         with self._lock:
             try:
                 inputs = self._processor.apply_chat_template(
-                    self.render(decision), add_generation_prompt=True, tokenize=True, return_dict=True,
-                    return_tensors="pt")
+                    self.render_text(decision) if self.text_only else self.render(decision),
+                    add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt")
                 inputs = inputs.to(self._model.device)
                 with torch.inference_mode():
                     out = self._model.generate(**inputs, do_sample=False,
@@ -100,3 +147,10 @@ class HFBackend(Backend):
     def close(self) -> None:
         self._model = None
         self._processor = None
+
+
+def _is_vision_language(config) -> bool:
+    """Whether transformers maps this config to an image-text-to-text model (else: a causal LM)."""
+    from transformers import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING
+
+    return type(config) in MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING

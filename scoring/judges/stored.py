@@ -102,7 +102,8 @@ class CachedVerdictJudge:
 
 class EnsembleJudge:
     """Majority vote of several judges' stored verdicts: 2*sum > n -> 1, < n -> 0, a tie -> the vote
-    of the first judge (slug order) that has one; no votes -> 0.0 counted in `n_missing`."""
+    of the first judge (slug order) that has one; no votes -> 0.0. `n_missing` counts the calls where ANY
+    member lacks a verdict (the reference's cache misses); `n_no_vote` those where every member does."""
 
     def __init__(self, members: list[CachedVerdictJudge], name: str, prompt_version: str = DEFAULT_PROMPT,
                  strict: bool = False):
@@ -111,6 +112,7 @@ class EnsembleJudge:
         self.prompt_version = prompt_version
         self.strict = strict
         self.n_missing = 0
+        self.n_no_vote = 0
         self.n_calls = 0
 
     @classmethod
@@ -143,7 +145,10 @@ class EnsembleJudge:
                 raise MissingVerdict(f"judge {self.name}: no member has a verdict for question {question!r}, "
                                      f"gt {gt!r}, pred {pred!r}")
             self.n_missing += 1
+            self.n_no_vote += 1
             return 0.0
+        if len(votes) < len(self.members):
+            self.n_missing += 1
         s2, n = 2 * sum(votes), len(votes)
         if s2 > n:
             return 1.0

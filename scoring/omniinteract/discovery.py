@@ -99,10 +99,16 @@ def transcript_in(output_dir: Path, model_json_name: Optional[str]) -> Optional[
     return None
 
 
-def subset_of(video: str) -> Optional[str]:
-    """The subset named in a video path (``1q1a_math`` before ``1q1a``), if any."""
-    parts = _parts(video)
-    return next((s for s in SUBSETS if s in parts), None)
+def sample_id_from_gt(data_dir: Path, gt: Path, out_dir: Optional[Path], video: str) -> str:
+    """`<subset>__<output-dir name>` with the subset taken from the annotation's path under data/ (reference
+    `_sample_id_from_gt`): `1qna__...` whatever the video path spells (`1QnA`, `videos_bench/...`)."""
+    name = out_dir.name if out_dir is not None else Path(video).stem
+    try:
+        rel = gt.resolve().relative_to(data_dir.resolve())
+        subset = rel.parts[0] if rel.parts else ""
+    except ValueError:
+        subset = ""
+    return f"{subset}__{name}" if subset else name
 
 
 def items_from_batch_summary(path: Path, data_root: Path, output_root: Optional[Path],
@@ -129,9 +135,7 @@ def items_from_batch_summary(path: Path, data_root: Path, output_root: Optional[
         if gt is None or model_json is None:
             out.append(SampleInput("missing_input", scene, gt, model_json, None, video, index))
             continue
-        base = out_dir.name if out_dir is not None else Path(video).stem
-        subset = subset_of(video)
-        sample_id = f"{subset}__{base}" if subset else base
+        sample_id = sample_id_from_gt(data_dir, gt, out_dir, video)
         out.append(SampleInput("ready", scene, gt.resolve(), model_json.resolve(), sample_id, video, index))
     return out
 

@@ -25,22 +25,29 @@ def _is_math(paths: list[Optional[str]]) -> bool:
     return any(p and ("/1q1a_math/" in p or "\\1q1a_math\\" in p) for p in paths)
 
 
-def _passthrough(item: SampleInput, status: str, error: Optional[str] = None) -> dict[str, Any]:
-    out = {"sample_id": item.sample_id, "status": status, "item_kind": "passthrough", "video": item.video,
-           "scene_type": item.scene_type, "gt_json": str(item.gt_json) if item.gt_json else "",
-           "model_json": str(item.model_json) if item.model_json else ""}
+def _passthrough(item: SampleInput, status: str, error: Any = None, video: Any = "") -> dict[str, Any]:
+    out = {"sample_id": item.sample_id, "status": status, "item_kind": "passthrough",
+           "video": item.video if video == "" else video, "scene_type": item.scene_type,
+           "gt_json": str(item.gt_json) if item.gt_json else "", "model_json": str(item.model_json) if item.model_json else ""}
     if error is not None:
         out["error"] = error
     return out
 
 
-def _summarized(item: SampleInput, score: SampleScore, sample_summary: dict[str, Any]) -> dict[str, Any]:
-    return {"sample_id": item.sample_id, "status": score.status, "eval_status": score.status,
-            "item_kind": "summarized", "video": item.video, "scene_type": item.scene_type,
-            "gt_json": str(item.gt_json), "model_json": str(item.model_json), "error": score.error,
-            "num_slots_built": score.num_slots, "unmatched_chunks": [_chunk_dict(c) for c in score.unmatched],
-            "slots": score.rows, "judge_calls": [c.to_dict() for c in score.judge_calls],
-            "sample_summary": sample_summary}
+def _summarized(item: SampleInput, score: SampleScore, sample_summary: dict[str, Any], fixed: bool) -> dict[str, Any]:
+    """A scored sample's record. Reference: the batch row it is rebuilt from carries no video, and a judge-failed
+    sample's metric file is summarised without its batch row, so its gt_json/model_json are null (fixed: kept)."""
+    ok = score.status == "ok"
+    out = {"sample_id": item.sample_id, "status": score.status, "eval_status": score.status,
+           "item_kind": "summarized", "video": item.video if fixed else None, "scene_type": item.scene_type,
+           "gt_json": str(item.gt_json) if ok or fixed else None,
+           "model_json": str(item.model_json) if ok or fixed else None, "error": score.error,
+           "num_slots_built": score.num_slots, "unmatched_chunks": [_chunk_dict(c) for c in score.unmatched],
+           "slots": score.rows, "judge_calls": [c.to_dict() for c in score.judge_calls],
+           "sample_summary": sample_summary}
+    if score.error is not None:
+        out["eval_error"] = {k: v for k, v in score.error.items() if k != "message"}
+    return out
 
 
 def score_item(item: SampleInput, transport: Transport, config: OIConfig) -> SampleScore:
@@ -72,9 +79,11 @@ def evaluate(data_root: PathLike, outputs_dir: PathLike, transport: Transport, c
     if config.limit > 0:
         items = items[: config.limit]
 
-    summarized: list[dict[str, Any]] = []  # ok samples in batch order, then judge-failed ones by id
-    failed_judged: list[dict[str, Any]] = []
+    # Reference order: scored samples by sample_id (their batch rows carry no item_index); unscored rows that
+    # keep their item_index (missing input, other failures) in batch order, then judge failures as they happen.
+    summarized: list[dict[str, Any]] = []
     passthrough: list[dict[str, Any]] = []
+    judge_failed: list[dict[str, Any]] = []
     for item in items:
         if item.status != "ready":
             passthrough.append(_passthrough(item, item.status))
@@ -91,17 +100,17 @@ def evaluate(data_root: PathLike, outputs_dir: PathLike, transport: Transport, c
             paths.append(str(Path(out_dir) / f"{score.sample_id}.unified_eval.json"))
         sample_summary = summarize_sample(score.rows, len(score.unmatched), score.status,
                                           config.count_unmatched_as_fp, _is_math(paths), config.fixed)
-        entry = _summarized(item, score, sample_summary)
+        entry = _summarized(item, score, sample_summary, config.fixed)
         if ok:
             summarized.append(entry)
         elif config.fixed:
             entry["item_kind"] = "failed"
-            passthrough.append(entry)
+            judge_failed.append(entry)
         else:
-            failed_judged.append(entry)
-            passthrough.append(_passthrough(item, "failed", json.dumps(score.error)))
-    failed_judged.sort(key=lambda e: str(e["sample_id"]))
-    summarized.extend(failed_judged)
+            summarized.append(entry)
+            judge_failed.append(_passthrough(item, "failed", score.error, None))
+    summarized.sort(key=lambda e: str(e["sample_id"]))
+    passthrough.extend(judge_failed)
     summary = aggregate([e["sample_summary"] for e in summarized], len(passthrough), config.fixed)
     samples = summarized + passthrough
     result = {"samples": samples, "summary": summary}

@@ -120,7 +120,7 @@ def _parse_1qna(gt_root: dict) -> tuple[float, str, str, list[dict[str, Any]]]:
                             "interrupted": to_bool(ans.get("interrupted", ans.get("is_interrupted", False))),
                             "label": str(ans.get("label", "") or "")})
     else:
-        raise ValueError("1QnA annotation must contain a conversations[] or answers[] list")
+        raise ValueError("1QnA GT must contain conversations[] or answers[].")
     answers.sort(key=lambda r: r["time"])
     return float(q_time) if q_time is not None else 0.0, question, inferred, answers
 
@@ -128,7 +128,7 @@ def _parse_1qna(gt_root: dict) -> tuple[float, str, str, list[dict[str, Any]]]:
 def build_1qna_slots(gt_root: Any, tail: float) -> list[Slot]:
     """Soft step slots; only step 1 starts at the question (later steps start at their own t_a)."""
     if not isinstance(gt_root, dict):
-        raise ValueError("1QnA annotation must be a JSON object")
+        raise ValueError("scene_type=1QnA requires GT as a JSON object.")
     q_start, question, inferred, answers = _parse_1qna(gt_root)
     slots: list[Slot] = []
     for i, ans in enumerate(answers):
@@ -148,7 +148,7 @@ def build_nested_slots(gt_root: Any, tail: float) -> list[Slot]:
     """Outer/inner pairs by time containment; an outer without an inner fails the whole video."""
     rows = _qa_rows(gt_root)
     if len(rows) < 2:
-        raise ValueError("nested annotation needs at least two QA rows")
+        raise ValueError("scene_type=nested requires at least two QA rows.")
     pairs: list[tuple[_QARow, _QARow]] = []
     i = 0
     while i < len(rows):
@@ -175,7 +175,8 @@ def build_nested_slots(gt_root: Any, tail: float) -> list[Slot]:
 
 
 def build_slots(gt_root: Any, scene_type: str, tail: float = 60.0) -> list[Slot]:
-    """Dispatch on scene type (``multi_turn``, ``nested``, ``1QnA``)."""
+    """Dispatch on scene type (``multi_turn``, ``nested``, ``1QnA``). Error texts are the reference's: a failed
+    sample's record carries them."""
     scene = str(scene_type).strip()
     if scene == "multi_turn":
         return build_multi_turn_slots(gt_root, tail)
@@ -183,7 +184,7 @@ def build_slots(gt_root: Any, scene_type: str, tail: float = 60.0) -> list[Slot]
         return build_1qna_slots(gt_root, tail)
     if scene == "nested":
         return build_nested_slots(gt_root, tail)
-    raise ValueError(f"scene_type must be one of {', '.join(SCENES)}, got {scene_type!r}")
+    raise ValueError("scene_type must be one of: multi_turn, 1QnA, nested")
 
 
 def load_scene_map(data_dir: Path) -> dict[str, str]:

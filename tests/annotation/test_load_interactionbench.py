@@ -36,10 +36,32 @@ def test_loads_items_with_ids_kinds_and_targets(tmp_path):
     assert ds.get("v2#0").targets[0].anchor == 5.0
 
 
-def test_legacy_layout_wins_when_present(tmp_path):
+def test_annotations_folder_wins_over_legacy_results(tmp_path):
+    """Reference load_benchmark: annotations/ when it exists, else results/ (the legacy tree)."""
     write_video(tmp_path, "v1", [B_ITEM])
     write_video(tmp_path, "old", [B_ITEM], legacy=True)
+    assert [r["video_id"] for r in ib.load_rows(tmp_path)] == ["v1"]
+    (tmp_path / "annotations" / "demo" / "v1.json").unlink()
+    (tmp_path / "annotations" / "demo").rmdir()
+    (tmp_path / "annotations").rmdir()
     assert [r["video_id"] for r in ib.load_rows(tmp_path)] == ["old"]
+
+
+def test_files_anywhere_below_annotations_and_video_fields_as_the_reference_reads_them(tmp_path):
+    """rglob: nested and flat files count; domain null -> category -> folder; duration_s "90" -> 90.0;
+    a second file with the same video_id replaces the first one's items in their place."""
+    def put(rel, doc):
+        path = tmp_path / "annotations" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc), encoding="utf-8")
+    put("x/sub/v1.json", {"video_id": "v1", "domain": "d", "duration_s": 30, "items": [B_ITEM]})
+    put("x/sub/v2.json", {"video_id": "v2", "domain": None, "category": "kitchen", "duration_s": "90", "items": [B_ITEM]})
+    put("v0.json", {"duration_s": 10, "items": [B_ITEM]})
+    put("zz/v1.json", {"video_id": "v1", "domain": "zz", "duration_s": 5, "items": [A_ITEM]})
+    rows = ib.load_rows(tmp_path)
+    # file order (dir parts..., stem): annotations/v0, annotations/x/sub/v1, annotations/x/sub/v2, annotations/zz/v1
+    assert [(r["video_id"], r["domain"], r["duration_s"], r["capability"]) for r in rows] == \
+        [("v0", "annotations", 10.0, "PTR"), ("v1", "zz", 5.0, "LVM"), ("v2", "kitchen", 90.0, "PTR")]
 
 
 def test_rows_are_reference_shaped_and_ordered(tmp_path):

@@ -27,7 +27,7 @@ def _lanes(page) -> list[str]:
 
 def test_compare_link_shows_one_lane_per_responder_and_seeks(compare_server, page):
     srv, (sid, rid) = compare_server
-    keys = [f"session:{sid}", f"run:{rid}"]
+    keys = ["human:alice", f"model:baseline:periodic@{rid}"]
     q = urlencode({"view": "compare", "benchmark": "interactionbench", "responders": ",".join(keys),
                    "item": "ball_counter#0"})
     page.goto(f"{srv.url}/?{q}")
@@ -70,7 +70,7 @@ def test_compare_tab_choose_responders(compare_server, page):
     # untick the model run: one lane left
     page.locator("#compare-responders label", has_text="baseline:periodic").click()
     page.wait_for_function("() => document.querySelectorAll('#compare-lanes .ib-lane').length === 1", timeout=30000)
-    assert _lanes(page) == [f"session:{sid}"]
+    assert _lanes(page) == ["human:alice"]
 
 
 def test_leaderboard_sorts_and_links_into_compare(compare_server, page):
@@ -80,7 +80,10 @@ def test_leaderboard_sorts_and_links_into_compare(compare_server, page):
     page.wait_for_selector("#leaderboard-table tbody tr", timeout=60000)
     names = page.locator("#leaderboard-table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.name)")
     assert set(names) == {"human:alice", "baseline:periodic"}
-    assert page.locator("#leaderboard-table td", has_text="[").count() >= 2  # intervals shown
+    # the model's 5 items get an interval; the human's 4 get the figure, n and the reason there is none
+    assert page.locator("#leaderboard-table tr[data-name='baseline:periodic'] td", has_text="[").count() == 1
+    human = page.locator("#leaderboard-table tr[data-name='human:alice'] td").nth(2).inner_text()
+    assert "[" not in human and "n=4" in human and "no interval: fewer than 5 items" in human
     page.locator("#leaderboard-table th[data-col='0']").click()
     first = page.locator("#leaderboard-table tbody tr").first.get_attribute("data-name")
     page.locator("#leaderboard-table th[data-col='0']").click()
@@ -89,5 +92,5 @@ def test_leaderboard_sorts_and_links_into_compare(compare_server, page):
     assert "view=compare" in link.get_attribute("href")
     link.click()
     page.wait_for_function("k => { const l = document.querySelectorAll('#compare-lanes .ib-lane');"
-                           " return l.length === 1 && l[0].dataset.responder === k; }", arg=f"session:{sid}",
+                           " return l.length === 1 && l[0].dataset.responder === k; }", arg="human:alice",
                            timeout=60000)

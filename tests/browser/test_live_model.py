@@ -35,14 +35,14 @@ def test_periodic_model_beside_a_human_is_pushed_fast_and_scored_apart(app_serve
     start(page)
     page.wait_for_selector("#session-timeline li.ib-tl-model", timeout=10000)   # the t=1 decision, live
     first = rows(app_server.db, sid, 1)
-    assert first[0].responder == f"model:{spec}" and first[0].t == 1.0
+    assert first[0].responder == f"model:{spec}@{sid}" and first[0].t == 1.0
     assert page.evaluate(f"() => document.querySelector('{VIDEO}').currentTime") >= 1.0  # never ahead of the page
     wait_media(page, 1.5)
     page.keyboard.press("Space")                                                  # the human responds too
     page.evaluate(f"() => {{ document.querySelector('{VIDEO}').playbackRate = 3; }}")
     page.wait_for_selector("#item-result #item-score-model", timeout=40000)
     got = rows(app_server.db, sid)
-    model = [r for r in got if r.responder == f"model:{spec}"]
+    model = [r for r in got if r.responder == f"model:{spec}@{sid}"]
     human = [r for r in got if r.responder == "human:P-live"]
     assert len(human) == 1 and abs(human[0].t - 1.5) < 0.3
     ts = [r.t for r in model]
@@ -88,7 +88,7 @@ def test_motion_model_alone_answers_the_scene_change(app_server, page):
     wait_media(page, 9.2)
     page.keyboard.press("Space")                                                    # ignored: only the model responds
     got = rows(app_server.db, sid)
-    assert got and {r.responder for r in got} == {f"model:{spec}"}
+    assert got and {r.responder for r in got} == {f"model:{spec}@{sid}"}
     assert all(r.text == "Something changed." and r.meta.get("options") == {"interval": 0.5, "sample_fps": 4.0}
                for r in got)
     assert page.locator(f"{lane(spec)} .ib-tl-mark").count() == len(got)

@@ -154,6 +154,14 @@ def tiny_qwen(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_text_llm(tmp_path_factory) -> Path:
+    """A random text-only Llama: `hf/` (safetensors) and `tiny-llama-f32.gguf` with the same weights."""
+    import tiny_models
+
+    return tiny_models.build_tiny_text_llm(tmp_path_factory.mktemp("textllm"))
+
+
+@pytest.fixture(scope="session")
 def tiny_whisper(tmp_path_factory) -> Path:
     import tiny_models
 

@@ -36,7 +36,8 @@ def test_score_command_transcribes_missing_transcripts(tiny_whisper, clip, tmp_p
     shutil.copy(clip.path.with_suffix(".wav"), sample_dir / "output.wav")
     out = tmp_path / "score.json"
     assert main(["score", "omniinteract", "--data", str(demo_dir("omniinteract")), "--outputs",
-                 str(tmp_path / "outputs" / "speaker"), "--asr-model", str(tiny_whisper), "--out", str(out)]) == 0
+                 str(tmp_path / "outputs" / "speaker"), "--asr-model", str(tiny_whisper), "--dry-run",
+                 "--out", str(out)]) == 0
     assert (sample_dir / "wav_transcript.json").is_file()
     summary = json.loads(out.read_text())["summary"]
     assert summary["success"] == 1 and summary["num_slots"] > 0

@@ -49,9 +49,11 @@ def test_native_export_scores_like_the_live_scorer(tmp_path, bench):
     assert main(["export", "responses", "--db", str(db), "--session", sid, "--format", "native", "--out", str(out)]) == 0
     report = tmp_path / "score.json"
     if bench == "omniinteract":
-        args = ["score", bench, "--outputs", str(out / "human-P01"), "--out", str(report)]
+        args = ["score", bench, "--data", str(demo_dir(bench)), "--dry-run", "--outputs", str(out / "human-P01"),
+                "--out", str(report)]
     else:
-        args = ["score", bench, "--preds", str(out / ("responses.jsonl" if bench == "interactscope" else "preds.jsonl")),
+        args = ["score", bench, "--data", str(demo_dir(bench)),
+                "--preds", str(out / ("responses.jsonl" if bench == "interactscope" else "preds.jsonl")),
                 "--out", str(report)]
     assert main(args) == 0
     got = json.loads(report.read_text())

@@ -43,3 +43,35 @@ def test_frame_choice_is_identical_across_backends(tiny_llava, fake_server, clip
     # and the HTTP server got exactly those frames, as JPEG data URLs, 6 per request
     assert len(fake_server.requests) == 4
     assert all(sum(p["type"] == "image_url" for p in r["messages"][-1]["content"]) == 6 for r in fake_server.requests)
+
+
+def test_text_only_model_gets_a_description_of_the_frames(tiny_text_llm, clip):
+    backend = load_backend(f"hf:{tiny_text_llm / 'hf'}", max_new_tokens=6)
+    seen = []
+    trace = drive(ib_item(clip, "A", q=3.0), get_protocol("sliding", a_window=1.0, max_frames=4), backend,
+                  on_decision=seen.append)
+    assert backend.text_only is True and trace.n_polls == 2 and trace.n_errors == 0 and trace.failed is None
+    assert [c.status for c in trace.calls] == ["ok", "ok"]
+    user = backend.render_text(seen[0])[-1]["content"]
+    # t = 3: stamps 0.25 ... 2.75 visible, the last 4 of them
+    assert user.startswith("[4 video frame(s) at t = 1.25, 1.75, 2.25, 2.75 s are not shown: this model reads "
+                           "text only]\nStream time: 3.0 s.")
+
+
+def test_gguf_file_loads_through_transformers_and_answers_like_the_same_weights(tiny_text_llm, clip):
+    from runners.protocols.base import Decision
+    gguf_backend = load_backend(f"hf:{tiny_text_llm / 'tiny-llama-f32.gguf'}", max_new_tokens=8)
+    st_backend = load_backend(f"hf:{tiny_text_llm / 'hf'}", max_new_tokens=8)
+    d = Decision("x", "sliding", 1.0, [{"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
+                                       {"role": "user", "content": [{"type": "text", "text": "the red ball"}]}],
+                 [], "the red ball")
+    a, b = gguf_backend.respond(d), st_backend.respond(d)
+    assert gguf_backend.text_only and type(gguf_backend._model).__name__ == "LlamaForCausalLM"
+    assert a.raw["new_tokens"] == b.raw["new_tokens"] >= 1 and a.text == b.text  # greedy: the same weights
+    trace = drive(ib_item(clip, "B"), get_protocol("sliding", interval=6.0), gguf_backend)
+    assert trace.n_polls == 2 and trace.n_errors == 0
+
+
+def test_missing_gguf_file_is_named():
+    with pytest.raises(FileNotFoundError, match="nope.gguf"):
+        load_backend("hf:/no/such/dir/nope.gguf").load()

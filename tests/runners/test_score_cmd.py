@@ -37,7 +37,8 @@ def demo_runs(tmp_path_factory):
 def test_score_command_on_demo_matches_the_run_report(demo_runs, tmp_path, capsys, bench):
     folder, report = demo_runs[bench]
     out = tmp_path / "score.json"
-    assert main(["score", bench, "--preds", str(folder / NATIVE[bench]), "--out", str(out)]) == 0
+    assert main(["score", bench, "--data", str(demo_dir(bench)), "--preds", str(folder / NATIVE[bench]),
+                 "--out", str(out)]) == 0
     written = json.loads(out.read_text())
     assert written["table"] == json.loads(json.dumps(report["table"]))
     assert set(written) >= {"per_item", "aggregate", "table"}
@@ -49,8 +50,8 @@ def test_score_command_on_demo_matches_the_run_report(demo_runs, tmp_path, capsy
 def test_score_command_on_demo_omniinteract(demo_runs, tmp_path):
     folder, report = demo_runs["omniinteract"]
     out = tmp_path / "score.json"
-    assert main(["score", "omniinteract", "--outputs", str(folder / "outputs" / "baseline_periodic_4"),
-                 "--out", str(out)]) == 0
+    assert main(["score", "omniinteract", "--data", str(demo_dir("omniinteract")), "--dry-run",
+                 "--outputs", str(folder / "outputs" / "baseline_periodic_4"), "--out", str(out)]) == 0
     written = json.loads(out.read_text())
     assert set(written) == {"samples", "summary"}
     assert written["summary"]["paper_metrics"] == json.loads(json.dumps(report["summary"]["paper_metrics"]))
@@ -91,7 +92,7 @@ def test_score_command_on_interactionbench_golden_files(tmp_path, case):
         path.write_text(json.dumps(doc, ensure_ascii=False))
     (tmp_path / "preds.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in case["preds"]))
     args = ["score", "interactionbench", "--data", str(tmp_path / "data"), "--preds", str(tmp_path / "preds.jsonl"),
-            "--out", str(tmp_path / "out.json"), *_ib_flags(case["config"], tmp_path)]
+            "--out", str(tmp_path / "out.json"), "--as-reference", *_ib_flags(case["config"], tmp_path)]
     if case["mcq_key"]:
         (tmp_path / "key.jsonl").write_text("".join(json.dumps(r) + "\n" for r in case["mcq_key"]))
         args += ["--mcq-key", str(tmp_path / "key.jsonl")]

@@ -133,3 +133,91 @@ def build_tiny_whisper(out: Path) -> Path:
         str(hf_dir), copy_files=["tokenizer.json", "preprocessor_config.json"]).convert(
         str(ct2_dir), quantization="int8", force=True)
     return ct2_dir
+
+
+TEXT_TEMPLATE = ("{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
+                 "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+def build_tiny_text_llm(out: Path) -> Path:
+    """A random text-only Llama (hidden 64, 2 layers) with a byte-level tokenizer and a ChatML template,
+    saved as safetensors in `out`/hf and as a float32 GGUF file `out`/tiny-llama-f32.gguf (llama.cpp's tensor
+    names and q/k row order, written with the `gguf` package), so both load paths can be compared."""
+    import numpy as np
+    import gguf
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    out = Path(out)
+    hf_dir = out / "hf"
+    vocab = byte_vocab()
+    merges = [("Ġ", "t"), ("t", "h")]  # a couple of real merges, so the GGUF merges list is not empty
+    for a, b in merges:
+        vocab[a + b] = len(vocab)
+    tk = Tokenizer(models.BPE(vocab=vocab, merges=merges))
+    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tk.decoder = decoders.ByteLevel()
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+                                  bos_token="<|endoftext|>")
+    tok.add_special_tokens({"additional_special_tokens": ["<|im_start|>", "<|im_end|>"]})
+    tok.chat_template = TEXT_TEMPLATE
+    n_vocab = len(tok)
+    cfg = LlamaConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=2, vocab_size=n_vocab, max_position_embeddings=2048, rms_norm_eps=1e-5,
+                      eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
+                      tie_word_embeddings=False)
+    model = LlamaForCausalLM(cfg)
+    model.generation_config.eos_token_id = tok.eos_token_id
+    model.generation_config.pad_token_id = tok.pad_token_id
+    model.save_pretrained(hf_dir)
+    tok.save_pretrained(hf_dir)
+
+    w = gguf.GGUFWriter(str(out / "tiny-llama-f32.gguf"), "llama")
+    w.add_name("tiny-llama")
+    w.add_context_length(cfg.max_position_embeddings)
+    w.add_embedding_length(cfg.hidden_size)
+    w.add_block_count(cfg.num_hidden_layers)
+    w.add_feed_forward_length(cfg.intermediate_size)
+    w.add_head_count(cfg.num_attention_heads)
+    w.add_head_count_kv(cfg.num_key_value_heads)
+    w.add_rope_dimension_count(cfg.hidden_size // cfg.num_attention_heads)
+    w.add_rope_freq_base(float(cfg.rope_parameters.get("rope_theta", 10000.0)))
+    w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
+    w.add_vocab_size(n_vocab)
+    w.add_file_type(gguf.LlamaFileType.ALL_F32)
+    inv = {i: t for t, i in tok.get_vocab().items()}
+    specials = set(tok.all_special_ids)
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("default")
+    w.add_token_list([inv[i] for i in range(n_vocab)])
+    w.add_token_types([gguf.TokenType.CONTROL if i in specials else gguf.TokenType.NORMAL for i in range(n_vocab)])
+    w.add_token_merges([f"{a} {b}" for a, b in merges])
+    w.add_bos_token_id(tok.bos_token_id)
+    w.add_eos_token_id(tok.eos_token_id)
+    w.add_pad_token_id(tok.pad_token_id)
+    w.add_add_bos_token(False)
+    w.add_chat_template(TEXT_TEMPLATE)
+
+    def permute(x: np.ndarray, heads: int) -> np.ndarray:  # llama.cpp's rotary row order for q and k
+        return x.reshape(heads, 2, x.shape[0] // heads // 2, *x.shape[1:]).swapaxes(1, 2).reshape(x.shape)
+
+    sd = {k: v.detach().float().numpy() for k, v in model.state_dict().items()}
+    w.add_tensor("token_embd.weight", sd["model.embed_tokens.weight"])
+    for i in range(cfg.num_hidden_layers):
+        p = f"model.layers.{i}."
+        w.add_tensor(f"blk.{i}.attn_norm.weight", sd[p + "input_layernorm.weight"])
+        w.add_tensor(f"blk.{i}.attn_q.weight", permute(sd[p + "self_attn.q_proj.weight"], cfg.num_attention_heads))
+        w.add_tensor(f"blk.{i}.attn_k.weight", permute(sd[p + "self_attn.k_proj.weight"], cfg.num_key_value_heads))
+        w.add_tensor(f"blk.{i}.attn_v.weight", sd[p + "self_attn.v_proj.weight"])
+        w.add_tensor(f"blk.{i}.attn_output.weight", sd[p + "self_attn.o_proj.weight"])
+        w.add_tensor(f"blk.{i}.ffn_norm.weight", sd[p + "post_attention_layernorm.weight"])
+        w.add_tensor(f"blk.{i}.ffn_gate.weight", sd[p + "mlp.gate_proj.weight"])
+        w.add_tensor(f"blk.{i}.ffn_up.weight", sd[p + "mlp.up_proj.weight"])
+        w.add_tensor(f"blk.{i}.ffn_down.weight", sd[p + "mlp.down_proj.weight"])
+    w.add_tensor("output_norm.weight", sd["model.norm.weight"])
+    w.add_tensor("output.weight", sd["lm_head.weight"])
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return out

@@ -276,7 +276,8 @@ def test_ensemble_majority_tie_and_no_votes(tmp_path):
     assert ens("Q", "g", "p1") == 1.0     # 2 of 3
     assert ens("Q", "g", "p2") == 0.0     # tie 1-1 -> first judge in slug order (x says 0)
     assert build_stored_judge("ensemble:y,x", cache_dir=tmp_path)("Q", "g", "p2") == 1.0
-    assert ens("Q", "g", "p3") == 0.0 and ens.n_missing == 1
+    assert ens.n_missing == 1 and ens.n_no_vote == 0   # p2: z has no verdict -> a cache miss (reference)
+    assert ens("Q", "g", "p3") == 0.0 and ens.n_missing == 2 and ens.n_no_vote == 1
 
 
 def test_judge_unavailable_is_excluded_and_counted():
@@ -351,3 +352,33 @@ def test_evaluate_reads_native_layout(tmp_path):
     bad.write_text("{not json\n", encoding="utf-8")
     with pytest.raises(ValueError, match="bad.jsonl:1"):
         evaluate(tmp_path / "data", bad)
+
+
+def test_lexical_numbers_equal_within_1e_9():
+    """Reference: abs(gn - pn) < 1e-9, so 7.0000000001 is 7, and two infinities (nan difference) are not equal."""
+    assert content_score("7 cars", "7.0000000001 cars") == 1.0
+    assert content_score("7 cars", "7.00001 cars") < 1.0
+    big, other = "9" * 400, "8" * 400  # both float() -> inf; different tokens, so no F1 either
+    assert content_score(big, other) == 0.0
+
+
+def test_prediction_item_index_is_matched_as_written():
+    """Reference key: f"{video_id}#{item_index}" (missing -> 0): 1.0 and null match no item; fixed maps 1.0 to 1."""
+    rows = [item(idx=k, answers=[(5.0, "The ball appeared.")]) for k in (0, 1)]
+    lines = [pred("v", 1, (5.0, "The ball appeared.")), pred("v", 0, (5.0, "The ball appeared."))]
+    lines[0]["item_index"] = 1.0
+    del lines[1]["item_index"]
+    per = one(rows, lines)["per_item"]
+    assert per["v#0"]["silence_compliance"] == 100.0 and per["v#1"]["silence_compliance"] is None
+    assert one(rows, lines, config=IBConfig(fixed=True))["per_item"]["v#1"]["silence_compliance"] == 100.0
+    lines[0]["item_index"] = None
+    assert one(rows, lines)["per_item"]["v#1"]["silence_compliance"] is None
+
+
+def test_trigger_without_a_match_has_no_content_score():
+    """Reference: content_score None when no event was matched (accuracy 0.0); the aggregate skips None."""
+    rows = [item(idx=k, answers=[(5.0, "The ball appeared.")]) for k in (0, 1)]
+    rep = one(rows, [pred("v", 0, (5.0, "The ball appeared."))])
+    assert [r["content_score"] for r in rep["records"]] == [100.0, None]
+    assert [r["accuracy"] for r in rep["records"]] == [100.0, 0.0]
+    assert rep["aggregate"]["overall"]["content_score"] == 100.0 and rep["aggregate"]["overall"]["accuracy"] == 50.0

@@ -37,16 +37,55 @@ def tiny_lm(tmp_path_factory):
     return build_tiny_causal_lm(tmp_path_factory.mktemp("tiny_causal_lm"))
 
 
+def build_fixed_reply_lm(out_dir, reply: str):
+    """A tiny Llama whose greedy reply is `reply`, whatever the prompt: the reply is token 0 of the vocabulary
+    and the final norm's weight is zero, so every logit is 0 and argmax picks token 0 (one new token)."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import AutoModelForCausalLM, LlamaConfig, PreTrainedTokenizerFast
+
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    encoded_reply = "".join(piece for piece, _ in byte_level.pre_tokenize_str(reply))
+    vocab = {encoded_reply: 0}
+    for ch in sorted(pre_tokenizers.ByteLevel.alphabet()):
+        vocab.setdefault(ch, len(vocab))
+    tk = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    tk.pre_tokenizer = byte_level
+    tk.decoder = decoders.ByteLevel()
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+                                  bos_token="<|endoftext|>")
+    tok.add_special_tokens({"additional_special_tokens": ["<|im_start|>"]})
+    tok.chat_template = CHATML
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=2048,
+                      eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id)
+    model = AutoModelForCausalLM.from_config(cfg)
+    with torch.no_grad():
+        model.model.norm.weight.zero_()
+    model.save_pretrained(out_dir)
+    tok.save_pretrained(out_dir)
+    return str(out_dir)
+
+
 @pytest.mark.model
-def test_tiny_causal_lm_judge_returns_a_judge_result(tiny_lm):
-    judge = TransformersJudge(tiny_lm, max_new_tokens=8)
+def test_a_well_formed_model_reply_is_the_verdict(tmp_path):
+    reply = '{"score": 1, "reason": "same colour"}'
+    path = build_fixed_reply_lm(tmp_path / "yes", reply)
+    judge = TransformersJudge(path, max_new_tokens=1)
     r = judge.judge("What colour is the ball?", "red", "It is red.")
-    assert isinstance(r, JudgeResult)
-    # random weights: the reply is almost surely not valid JSON, but the result must be well-formed
-    assert (r.score is None) == (r.error is not None)
-    assert r.score in (None, 0.0, 1.0)
-    assert judge.stats.calls in (1, 2) and judge.stats.calls == 1 + judge.stats.reasks
-    assert judge.name == f"hf:{tiny_lm}"
+    assert (r.score, r.error, r.raw) == (1.0, None, reply)
+    assert (judge.stats.calls, judge.stats.reasks, judge.stats.scored, judge.stats.unavailable) == (1, 0, 1, 0)
+    assert judge.name == f"hf:{path}"
+
+
+@pytest.mark.model
+def test_a_malformed_model_reply_is_re_asked_once_then_unavailable(tmp_path):
+    path = build_fixed_reply_lm(tmp_path / "junk", "the ball is red")
+    judge = TransformersJudge(path, max_new_tokens=1)
+    r = judge.judge("What colour is the ball?", "red", "It is red.")
+    assert r.score is None and r.raw == "the ball is red"
+    assert r.error.startswith("malformed reply after one re-ask: not JSON")
+    assert (judge.stats.calls, judge.stats.reasks, judge.stats.scored, judge.stats.unavailable) == (2, 1, 0, 1)
 
 
 @pytest.mark.model

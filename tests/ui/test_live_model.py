@@ -12,9 +12,7 @@ import pytest
 from annotation.loaders import load
 from annotation.model import Response
 from annotation.store import Store
-from ibench_ui.context import AppContext
 from ibench_ui.live_model import LiveModelHub, LiveTarget
-from ibench_ui.session import SessionService
 from ibench_ui.timeline import timeline_html
 from runners.clock import MediaClock
 
@@ -86,7 +84,8 @@ def test_emissions_follow_the_page_clock_and_are_stored(env, item):
     assert [e["t"] for e in got] == [1.0, 2.0, 3.0, 4.0] and res["cursor"] >= 1
     rows = store.responses(session_id="s_live")
     assert [r.t for r in rows] == [1.0, 2.0, 3.0, 4.0]
-    assert {r.responder for r in rows} == {"model:baseline:always"} and {r.item_id for r in rows} == {ITEM}
+    # a model responder of its own: the spec and the session it sat in
+    assert {r.responder for r in rows} == {"model:baseline:always@s_live"} and {r.item_id for r in rows} == {ITEM}
     assert all(r.kind == "speech" and r.text and r.page_id == "pg1" for r in rows)
     assert [r.id for r in rows] == [e["rid"] for e in got]       # pushed only after the commit
     for e, r in zip(got, rows):
@@ -175,15 +174,6 @@ def test_long_poll_wakes_at_once_and_times_out_empty(env, item):
 
 # -- through the session service ------------------------------------------------------------------
 
-@pytest.fixture
-def svc(tmp_path):
-    ctx = AppContext(store=Store(tmp_path / "s.sqlite"), asr_model=str(tmp_path / "none"))
-    s = SessionService(ctx)
-    yield s
-    for w in s.hub.workers():
-        w.stop("test over")
-
-
 @pytest.mark.parametrize("req, msg", [
     ({"model": "baseline:nosuch"}, "unknown baseline"),
     ({"model": "gpt4"}, "not a model spec"),
@@ -216,7 +206,7 @@ def test_session_with_a_model_scores_each_responder_apart(svc):
     assert 'id="item-score"' in html and 'id="item-score-model"' in html and "Model baseline:periodic:2" in html
     assert "You (P1): 1 response(s)" in html
     rows = svc.ctx.store.responses(session_id=sid)
-    assert {r.responder for r in rows} == {"human:P1", "model:baseline:periodic:2"}
+    assert {r.responder for r in rows} == {"human:P1", f"model:baseline:periodic:2@{sid}"}
     assert svc.hub.worker("pgS") is None                          # the item ended: the model stopped
     n = len(rows)
     svc.clock({**base, "media_t": 10.0, "paused": False})          # late report: nothing restarts
@@ -266,4 +256,4 @@ def test_every_benchmark_protocol_runs_live_to_a_model_score(svc, bench):
     assert fin["ok"] and 'id="item-score-model"' in fin["result_html"], fin
     assert "Could not score" not in fin["result_html"], fin["result_html"]
     rows = svc.ctx.store.responses(session_id=base["session_id"])
-    assert rows and {r.responder for r in rows} == {"model:baseline:always"}
+    assert rows and {r.responder for r in rows} == {f"model:baseline:always@{base['session_id']}"}

@@ -1,0 +1,248 @@
+"""Everything `score` checks before it scores: the dataset (refused with errors unless --skip-invalid), the
+prediction file line by line (objects, ids, finite times inside the stream), predictions and --items ids the
+dataset lacks (refused unless --skip-unknown), the answer key. The result says which items are left out and
+why, so the report can carry it."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from annotation.dataset import Dataset
+from annotation.errors import Problem
+from runners.cli_errors import DATA, CliError, from_problem
+
+
+@dataclass
+class Checked:
+    """What the checks let through: bad items to leave out (with every problem that put them there) and the
+    problems that were skipped or tolerated, for the report."""
+    left_out: set = field(default_factory=set)
+    skipped: list = field(default_factory=list)  # Problem, printed and stored in the report
+
+    def skip(self, problem: Problem, item: Optional[str] = None) -> None:
+        self.skipped.append(problem)
+        if item is not None:
+            self.left_out.add(item)
+
+    def lines(self) -> list[str]:
+        """Each skipped problem in the one error format (without the `error:` prefix)."""
+        return [str(from_problem(p) if isinstance(p, Problem) else p) for p in self.skipped]
+
+    def report_block(self) -> Optional[dict]:
+        if not self.skipped:
+            return None
+        return {"n_items_left_out": len(self.left_out), "items_left_out": sorted(self.left_out),
+                "problems": self.lines()}
+
+
+@dataclass
+class DataView:
+    """What the dataset check needs: the problems found and which file each item came from."""
+    benchmark: str
+    root: str
+    problems: list
+    item_file: dict  # item id -> annotation file (as problems name it)
+
+    @property
+    def errors(self) -> list:
+        return [p for p in self.problems if p.severity == "error"]
+
+    def __contains__(self, item_id: str) -> bool:
+        return item_id in self.item_file
+
+    @classmethod
+    def of(cls, ds: Dataset) -> "DataView":
+        return cls(ds.benchmark, str(ds.root), list(ds.problems), {it.id: it.source_file for it in ds.items})
+
+
+def dataset(ds, skip_invalid: bool, tolerate: bool, chk: Checked,
+            hint: str = "--skip-invalid to leave those items out") -> None:
+    """Refuse a dataset (a Dataset or DataView) with errors, naming the first one with the count, unless
+    skipping (its items are left out) or tolerating (--as-reference: scored as the reference reads it)."""
+    ds = ds if isinstance(ds, DataView) else DataView.of(ds)
+    errors = ds.errors
+    if not errors:
+        if not ds.item_file:
+            raise CliError("expected a dataset with items, found none", file=str(ds.root), field="--data")
+        return
+    if tolerate:
+        chk.skipped.extend(errors)
+        return
+    if not skip_invalid:
+        first = from_problem(errors[0])
+        more = f" (and {len(errors) - 1} more error(s); see python app.py validate {ds.benchmark} {ds.root}," \
+               f" or pass {hint})" if len(errors) > 1 else f" (pass {hint})"
+        first.message += more
+        raise first
+    bad_files = {p.file for p in errors if p.item is None}
+    for p in errors:
+        chk.skip(p, p.item)
+    for iid, f in ds.item_file.items():
+        if f in bad_files:
+            chk.left_out.add(iid)
+    if all(i in chk.left_out for i in ds.item_file):
+        raise CliError(f"expected at least one item without errors, found none of {len(ds.item_file)}",
+                       file=str(ds.root), field="--skip-invalid")
+
+
+def _refuse_or_skip(p, item: Optional[str], skip: bool, chk: Checked, hint: str) -> None:
+    """Raise the problem (a Problem or CliError) with a hint, or record it and leave `item` out."""
+    if not skip:
+        err = from_problem(p) if isinstance(p, Problem) else p
+        err.message += f" ({hint})"
+        raise err
+    chk.skip(p, item)
+
+
+def ib_predictions(path: str, rows: list[dict], skip_invalid: bool, skip_unknown: bool,
+                   as_reference: bool, chk: Checked) -> list[dict]:
+    """Read and check an InteractionBench preds.jsonl; returns the lines to score. Structure errors (not an
+    object, emissions not a list of {t, content}, non-finite t) are always errors; out-of-stream times, odd
+    item_index values, duplicates and unknown items pass only with --as-reference (scored as the reference does)."""
+    from annotation import jsonio
+    from annotation import ib_rules
+    name = str(path)
+    pairs, problems = jsonio.read_jsonl_lines(Path(path), name)
+    if problems and problems[0].item is None:  # the file itself cannot be read
+        raise from_problem(problems[0])
+    bad_line = {int(p.item.split()[1]) for p in problems}
+    for p in problems:
+        _refuse_or_skip(p, None, skip_invalid, chk, "or pass --skip-invalid")
+    known = {ib_rules.item_id(r): r for r in rows}
+    durations = {r["video_id"]: _seconds(r.get("duration_s")) for r in rows}
+    if not pairs and not bad_line and not as_reference:  # the reference scores an empty file as all silent
+        raise CliError("expected one prediction line per item, found an empty file (--as-reference scores it "
+                       "as all silent)", file=name, field="--preds")
+    out: list[dict] = []
+    seen: dict[str, int] = {}
+    for lineno, line in pairs:
+        def err(field_: Optional[str], msg: str, item: Optional[str] = None) -> CliError:
+            return CliError(msg, file=name, line=lineno, item=item, field=field_)
+        if not isinstance(line, dict):
+            _refuse_or_skip(err(None, f"expected an object, found {type(line).__name__}"), None, skip_invalid, chk,
+                            "or pass --skip-invalid")
+            continue
+        vid = line.get("video_id")
+        if not isinstance(vid, str) or not vid:
+            _refuse_or_skip(err("video_id", f"expected a non-empty string, found {_show(vid)}"), None, skip_invalid,
+                            chk, "or pass --skip-invalid")
+            continue
+        idx = line.get("item_index")
+        if not as_reference and idx is not None and not (isinstance(idx, int) and not isinstance(idx, bool)
+                                                         and idx >= 0):
+            _refuse_or_skip(err("item_index", f"expected an integer >= 0, found {_show(idx)}"), None, skip_invalid,
+                            chk, "or pass --skip-invalid")
+            continue
+        try:
+            iid = f"{vid}#{int(idx or 0)}"
+        except (TypeError, ValueError, OverflowError):  # only with --as-reference: the reference matches no item
+            chk.skipped.append(err("item_index", f"matches no item ({_show(idx)}); ignored as the reference does"))
+            continue
+        if iid not in known:
+            if not (skip_unknown or as_reference):
+                raise CliError(f"expected an item of the dataset, found unknown item {iid} (pass --skip-unknown "
+                               "to ignore predictions for items not in the data)", file=name, line=lineno,
+                               field="video_id")
+            chk.skipped.append(err("video_id", "no such item in the dataset; ignored", iid))
+            continue
+        ok = _check_emissions(line, iid, durations.get(vid, 0.0), as_reference, skip_invalid, chk, err)
+        if not ok:
+            continue
+        if iid in seen and not as_reference:
+            _refuse_or_skip(err("video_id", f"a second prediction line for this item (first at line {seen[iid]})",
+                                iid), iid, skip_invalid, chk, "keep one line per item, or pass --skip-invalid")
+            continue
+        seen[iid] = lineno
+        out.append(line)
+    return [ln for ln in out if _key(ln) not in chk.left_out]
+
+
+def _seconds(v: Any) -> float:
+    """A duration as the checks use it: a finite number of seconds, else 0 (unknown: no end-of-stream check)."""
+    try:
+        d = float(v or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+    return d if math.isfinite(d) else 0.0
+
+
+def _key(line: dict) -> str:
+    try:
+        return f"{line['video_id']}#{int(line.get('item_index') or 0)}"
+    except (TypeError, ValueError, OverflowError):
+        return ""
+
+
+def _check_emissions(line: dict, iid: str, duration: float, as_reference: bool, skip_invalid: bool,
+                     chk: Checked, err) -> bool:
+    ems = line.get("emissions")
+    if ems is None and as_reference:
+        return True
+    if not isinstance(ems, list):
+        _refuse_or_skip(err("emissions", f"expected a list of {{t, content}}, found {_show(ems)}", iid), iid,
+                        skip_invalid, chk, "or pass --skip-invalid")
+        return False
+    for k, e in enumerate(ems):
+        f = f"emissions[{k}]"
+        if not isinstance(e, dict):
+            _refuse_or_skip(err(f, f"expected an object {{t, content}}, found {_show(e)}", iid), iid, skip_invalid,
+                            chk, "or pass --skip-invalid")
+            return False
+        c = e.get("content")
+        if as_reference and (c is None or not str(c).strip()):
+            continue  # the reference drops blank emissions before reading their time
+        t = e.get("t")
+        if not (isinstance(t, (int, float)) and not isinstance(t, bool)) or not math.isfinite(t):
+            _refuse_or_skip(err(f + ".t", f"expected a finite number of stream seconds, found {_show(t)}", iid), iid,
+                            skip_invalid, chk, "or pass --skip-invalid")
+            return False
+        if not as_reference and (t < 0 or (duration > 0 and t > duration)):
+            where = f"inside the stream [0, {duration:g}] s" if duration > 0 else "a time >= 0 s"
+            _refuse_or_skip(err(f + ".t", f"expected {where}, found {t:g}", iid), iid, skip_invalid, chk,
+                            "or pass --skip-invalid; --as-reference scores it as the reference does")
+            return False
+    return True
+
+
+def items(path: str, ds_ids, skip_unknown: bool, as_reference: bool, chk: Checked) -> tuple[str, ...]:
+    """--items: ids the dataset lacks are an error unless --skip-unknown (or --as-reference)."""
+    from runners.checks import read_id_list
+    ids = read_id_list(path)
+    unknown = [i for i in ids if i not in ds_ids]
+    if unknown:
+        if not (skip_unknown or as_reference):
+            raise CliError(f"expected item ids of the dataset, found {len(unknown)} unknown: "
+                           f"{', '.join(unknown[:3])}{' ...' if len(unknown) > 3 else ''} (pass --skip-unknown to "
+                           "ignore them)", file=path, field="--items")
+        for i in unknown:
+            chk.skipped.append(Problem(path, i, "--items", "no such item in the dataset; ignored"))
+    return ids
+
+
+def mcq_key(path: str) -> list[dict]:
+    """The answer key's rows; unreadable lines and rows the key reader rejects are one error naming the file."""
+    from annotation import jsonio
+    from runners.checks import input_file
+    from scoring.mcq import load_key
+    input_file(path, "--mcq-key")
+    pairs, problems = jsonio.read_jsonl_lines(Path(path), path, objects_only=True)
+    if problems:
+        raise from_problem(problems[0])
+    rows = [r for _, r in pairs]
+    try:
+        load_key(rows)
+    except Exception as exc:  # noqa: BLE001 - any rejection by the key reader is a data error in this file
+        raise CliError(f"expected answer-key rows, found one the key reader rejects ({type(exc).__name__}: {exc})",
+                       file=path, field="--mcq-key", code=DATA) from None
+    return rows
+
+
+def _show(v: Any) -> str:
+    import json
+    try:
+        text = json.dumps(v, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
