@@ -101,7 +101,7 @@ def _export(p: argparse.ArgumentParser) -> None:
 @verb("run", "evaluate a model on a benchmark in the background; resumes an interrupted run with the same arguments")
 def _run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--benchmark", required=True, choices=BENCHMARKS)
-    p.add_argument("--model", required=True, help="openai:<model>@<base_url> | hf:<path> | plugin:<module>:<Class> | "
+    p.add_argument("--model", required=True, help="openai:<model>@<base_url> | realtime:<ws url> | hf:<path> | plugin:<module>:<Class> | "
                                                   "baseline:<silent|always|periodic[:N]|motion>")
     p.add_argument("--data", help="dataset folder (default: the embedded demo)")
     p.add_argument("--protocol", help="default: the benchmark's paper protocol")

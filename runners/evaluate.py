@@ -32,6 +32,9 @@ def item_result(benchmark: str, item, protocol, backend, cancel: Optional[thread
     """Drive one item and return what the store keeps for it (JSON-ready): the native prediction, the
     emissions, and the call counts the run's health block is built from."""
     from runners.protocols import drive
+    if getattr(backend, "streams_media", False):  # realtime: the stream clock drives it, not protocol ticks
+        from runners.realtime_run import realtime_item_result
+        return realtime_item_result(benchmark, item, backend, cancel)
 
     trace = drive(item, protocol, backend, cancel=cancel, timing=timing, on_call=on_call, reuse=reuse)
     return trace_result(benchmark, item, trace, getattr(backend, "name", ""))
@@ -126,4 +129,8 @@ def write_outputs(benchmark: str, ds: Dataset, results: dict, report: dict, out_
     write_json(out_dir / "report.json", report)
     preds = {iid: r["prediction"] for iid, r in results.items()}
     target = out_dir / "outputs" if benchmark == "omniinteract" else out_dir
-    return [out_dir / "report.json", write_native(benchmark, ds, preds, target, model=_folder_name(model))]
+    paths = [out_dir / "report.json", write_native(benchmark, ds, preds, target, model=_folder_name(model))]
+    if benchmark == "omniinteract":  # a realtime run's speech as the reference's output.wav beside each transcript
+        from runners.realtime_run import write_speech
+        paths += write_speech(paths[1].parent, ds, results)
+    return paths

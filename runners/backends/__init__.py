@@ -1,6 +1,6 @@
 """Model backends behind one interface (`respond(decision) -> Reply`) and `load_backend(spec)`.
 
-Specs: `openai:<model>@<base_url>`, `hf:<path>`, `plugin:<module>:<Class>`,
+Specs: `openai:<model>@<base_url>`, `realtime:<ws url>`, `hf:<path>`, `plugin:<module>:<Class>`,
 `baseline:silent|always|periodic[:N]|motion`. Heavy packages are imported only when used."""
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ def load_backend(spec: str, **options) -> Backend:
         from runners.backends.openai_backend import OpenAIBackend
 
         return OpenAIBackend(model, base_url or None, **options)
+    if kind == "realtime":  # a duplex model over the OpenAI Realtime WebSocket protocol (streamed, not polled)
+        from runners.backends.realtime import RealtimeBackend
+
+        return RealtimeBackend(rest, **options)
     if kind == "hf":
         from runners.backends.hf_backend import HFBackend
 
@@ -34,7 +38,7 @@ def load_backend(spec: str, **options) -> Backend:
         from runners.backends.baselines import make_baseline
 
         return make_baseline(name, arg or None, **options)
-    raise ValueError(f"unknown backend spec {spec!r}; use openai:<model>@<base_url>, hf:<path>, "
+    raise ValueError(f"unknown backend spec {spec!r}; use openai:<model>@<base_url>, realtime:<ws url>, hf:<path>, "
                      f"plugin:<module>:<Class> or baseline:<silent|always|periodic[:N]|motion>")
 
 
