@@ -98,7 +98,7 @@
       let delay = 250;
       for (let attempt = 0; ; attempt++) {
         try {
-          const res = await S.server[fn](payload);
+          const res = await S.server[fn](withCreds(payload));
           // Gradio's client resolves to undefined when the request failed (it only logs a warning)
           if (!res || typeof res.ok !== "boolean") throw new Error("no answer from the server");
           if (keep) { const o = outbox(); delete o[payload.rid]; saveOutbox(o); }
