@@ -114,6 +114,10 @@ def test_participant_urls_resolve_only_to_their_own_item_media(server):
         with urllib.request.urlopen(server.url + m, timeout=60) as r:
             status, body = r.status, r.read()
         assert status == 200 and body in own
+        req = urllib.request.Request(server.url + m, headers={"Range": "bytes=10-109"})
+        with urllib.request.urlopen(req, timeout=60) as r:  # HTTP Range: the player seeks without a full download
+            assert r.status == 206 and r.headers["Content-Range"].startswith("bytes 10-109/")
+            assert len(r.read()) == 100
     assert ds.get(ITEMS["bob"][0]).stream.video_path not in " ".join(texts)
 
 
