@@ -145,6 +145,17 @@ class Store:
         with self._lock:
             self.db["sessions"].update(session_id, {"current_index": current_index, "status": status})
 
+    def update_session_settings(self, session_id: str, **patch: Any) -> dict:
+        """Merge `patch` into a session's settings (read and written under the lock); returns the result.
+        A participant's progress through the study steps and their calibration live here."""
+        with self._lock:
+            rows = list(self.db["sessions"].rows_where("id = ?", [session_id], select="settings"))
+            if not rows:
+                raise KeyError(f"no session {session_id!r} in {self.path}")
+            settings = {**json.loads(rows[0]["settings"] or "{}"), **patch}
+            self.db["sessions"].update(session_id, {"settings": _dumps(settings)})
+        return settings
+
     # -- responses (append-only) --------------------------------------------------------------
     def add_response(self, r: Response) -> Response:
         """Append one response and commit; returns it with its id."""

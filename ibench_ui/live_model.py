@@ -104,7 +104,7 @@ class LiveModel:
         from runners.run_cmd import resolve_options
         tg = self.target
         try:
-            backend = self.hub.backend(tg.spec)
+            backend = _Observed(self.hub.backend(tg.spec), self._call_state)
             options = resolve_options(tg.protocol, {}, backend)
             protocol = get_protocol(tg.protocol, **options)
             self.state = "running"
@@ -126,6 +126,14 @@ class LiveModel:
             self.page.publish({"type": "status", "state": self.state, "reason": self.reason,
                                "session_id": tg.session_id, "item_index": tg.item_index, "spec": tg.spec,
                                "emitted": self.emitted})
+
+    def _call_state(self, state: str, media_t: float) -> None:
+        """Presenter mode shows the model thinking (a call in flight, with its start) or watching."""
+        if self.cancel.is_set():
+            return
+        tg = self.target
+        self.page.publish({"type": "call", "state": state, "t": media_t, "wall_ms": time.time() * 1000.0,
+                           "session_id": tg.session_id, "item_index": tg.item_index, "spec": tg.spec})
 
     def _emit(self, e, protocol: str, options: dict) -> None:
         """Commit one emission as a model response, then push it to the page (durable before shown)."""
@@ -150,6 +158,23 @@ class LiveModel:
                            "spec": tg.spec, "t": r.t, "kind": r.kind, "text": r.text, "frame_t": r.frame_t,
                            "emit_wall_ms": emit_ms, "push_wall_ms": time.time() * 1000.0,
                            "mark_html": model_mark_html(r, tg.span), "row_html": row_html(r)})
+
+
+class _Observed:
+    """A backend whose calls are reported (thinking when one starts, watching when it returns)."""
+
+    def __init__(self, inner, on_call: Callable[[str, float], None]):
+        self._inner, self._on_call = inner, on_call
+
+    def respond(self, decision):
+        self._on_call("thinking", float(getattr(decision, "t", 0.0)))
+        try:
+            return self._inner.respond(decision)
+        finally:
+            self._on_call("watching", float(getattr(decision, "t", 0.0)))
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
 
 
 @dataclass
