@@ -49,11 +49,18 @@ _TABLES: dict[str, dict[str, Any]] = {
     "auth_tokens": dict(columns={"token_hash": str, "user": str, "created": float, "expires": float,
                                  "revoked": int},
                         pk="token_hash"),
+    # annotation.studies: a study for outside participants and one capability link (token hash) each
+    "studies": dict(columns={"id": str, "benchmark": str, "name": str, "created": float, "settings": str,
+                             "status": str, "data_dir": str},
+                    pk="id"),
+    "study_links": dict(columns={"token_hash": str, "study_id": str, "participant": str, "session_id": str,
+                                 "created": float, "revoked": int},
+                        pk="token_hash"),
 }
 
 _INDEXES = [("responses", ["session_id", "item_id"]), ("responses", ["benchmark", "item_id"]),
             ("reviews", ["benchmark", "item_id"]), ("verifications", ["benchmark", "item_id", "user"]),
-            ("run_items", ["run_id"])]
+            ("run_items", ["run_id"]), ("study_links", ["study_id"]), ("study_links", ["session_id"])]
 
 
 def new_id(prefix: str) -> str:

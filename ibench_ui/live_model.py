@@ -216,8 +216,10 @@ class LiveModelHub:
 
     def __init__(self, store: Store, *, stale_after: float = STALE_AFTER,
                  clock_factory: Optional[Callable[[], MediaClock]] = None,
-                 backend_loader: Optional[Callable[[str], Any]] = None, reap_every: float = 0.25):
+                 backend_loader: Optional[Callable[[str], Any]] = None, reap_every: float = 0.25,
+                 options_for: Optional[Callable[[str], dict]] = None):
         self.store = store
+        self._options = options_for or (lambda spec: {})  # the registry's backend options for a spec
         self.stale_after = stale_after
         self.clock_factory = clock_factory or (lambda: MediaClock(stale_after=self.stale_after))
         self._load = backend_loader
@@ -235,10 +237,10 @@ class LiveModelHub:
             return self._load(spec)
         from runners.backends import load_backend
         if spec.startswith("baseline:"):
-            return load_backend(spec)
+            return load_backend(spec, **self._options(spec))
         with self._lock:
             if spec not in self._backends:
-                self._backends[spec] = load_backend(spec)
+                self._backends[spec] = load_backend(spec, **self._options(spec))
             return self._backends[spec]
 
     # ---- pages

@@ -31,7 +31,7 @@ from annotation.dataset import Dataset
 from annotation.model import Item, Response, Session
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, media_url, table_html
-from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, validate_protocol, validate_spec
+from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, validate_protocol
 from ibench_ui import study_flow
 from annotation.calibration import CalibrationError, summarize as summarize_calibration
 from ibench_ui.timeline import HUMAN_LANE, is_model, timeline_html
@@ -130,7 +130,9 @@ def _float(req: dict, key: str, required: bool = True) -> Optional[float]:
     return f
 
 
-def _settings(req: dict) -> dict:
+def _settings(req: dict, models=None) -> dict:
+    """Session settings from the setup form; a live model is a NAME from the server's registry (`models`,
+    ctx.models), stored as its spec (the responder label) — never a spec, module, path or URL from the page."""
     key = str(req.get("key") or "Space").strip()
     if not re.fullmatch(r"[A-Za-z0-9]{1,20}", key):
         raise SessionInputError(f"respond key must be a KeyboardEvent.code such as Space or KeyJ, got {key!r}.")
@@ -146,10 +148,13 @@ def _settings(req: dict) -> dict:
                                     "'both', or clear the model.")
         return out
     if not model:
-        raise SessionInputError(f"Who responds is {who!r}: enter a model spec such as baseline:motion.")
+        raise SessionInputError(f"Who responds is {who!r}: choose a model such as baseline:motion.")
+    from ibench_ui.models import ModelRegistry
     try:
-        out.update(model=validate_spec(model), responders=who, protocol=validate_protocol(req.get("protocol")))
-    except LiveModelError as exc:
+        entry = (models or ModelRegistry.default()).resolve(model)
+        out.update(model=entry.spec, model_name=entry.name, responders=who,
+                   protocol=validate_protocol(req.get("protocol")))
+    except ValueError as exc:
         raise SessionInputError(str(exc)) from None
     return out
 
@@ -241,7 +246,7 @@ class SessionService:
         self.ctx = ctx
         self.asr = AsrGate(ctx.asr_model)
         self._scorer = scorer
-        self.hub = hub or LiveModelHub(ctx.store)
+        self.hub = hub or LiveModelHub(ctx.store, options_for=ctx.models.options_for_spec)
 
     # ---- helpers
     @property
@@ -405,7 +410,7 @@ class SessionService:
             benchmark = str(req.get("benchmark") or "").strip()
             ds = self._dataset(benchmark)
             ids = select_items(ds, req.get("items"), req.get("n"), req.get("split"), req.get("seed"))
-            s = self.ctx.store.create_session(participant, benchmark, ids, settings=_settings(req),
+            s = self.ctx.store.create_session(participant, benchmark, ids, settings=_settings(req, self.ctx.models),
                                               data_dir=str(Path(ds.root).resolve()))
             return self._state(s, notice="created")
         except (SessionInputError, KeyError) as exc:
@@ -793,7 +798,7 @@ def build_session(ctx: AppContext, service: Optional[SessionService] = None) -> 
     """Lay out the Session tab inside the current Blocks context; returns its service."""
     import gradio as gr
 
-    svc = service or SessionService(ctx, hub=LiveModelHub(ctx.store))
+    svc = service or SessionService(ctx)
 
     # gr.HTML marks each function as a server function by setting an attribute, so plain functions
     # (not bound methods) with distinct names are needed.
