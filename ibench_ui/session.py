@@ -34,6 +34,7 @@ from ibench_ui.render import esc, fmt_time, media_url, table_html
 from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, validate_protocol
 from ibench_ui import study_flow
 from annotation.calibration import CalibrationError, summarize as summarize_calibration
+from annotation.studies import get_study
 from ibench_ui.timeline import HUMAN_LANE, is_model, timeline_html
 from scoring.live import score_responses
 
@@ -309,27 +310,37 @@ class SessionService:
     def _asr_for(self, s: Session) -> dict:
         """The speech-model state as this page may see it: a study participant never gets operator advice."""
         st = self.asr.state()
-        if study_flow.is_study(s) and st["status"] == "error":
+        if study_flow.is_study(self._flow(s)) and st["status"] == "error":
             return {"status": "error", "message": ASR_PARTICIPANT, "detail": ""}
         return st
 
+    def _flow(self, s: Session) -> dict:
+        """The session's settings with its study's (consent, completion code...) underneath."""
+        sid = (s.settings or {}).get("study_id")
+        study = get_study(self.ctx.store, sid) if sid else None
+        return study_flow.flow_settings(s, study.settings if study else None)
+
     def _state(self, s: Session, notice: str = "") -> dict:
-        study = study_flow.is_study(s)
-        view = {k: v for k, v in (s.settings or {}).items() if k not in ("consent", "calibration", "session_code")}
+        flow = self._flow(s)
+        study = study_flow.is_study(flow)
+        view = {k: v for k, v in (s.settings or {}).items() if k not in ("calibration", "session_code")}
+        if study:
+            view["countdown"] = flow.get("countdown", 3)
         base = {"ok": True, "notice": notice, "asr": self._asr_for(s),
                 "session": {"id": s.id, "participant": s.participant, "benchmark": s.benchmark,
                             "n_items": len(s.item_ids), "index": s.current_index, "settings": view,
                             "study": study}}
         if s.current_index >= len(s.item_ids):
             if study:
-                if not study_flow.completion_code(s):
+                if not study_flow.completion_code(flow):
                     s = self._with_settings(s, session_code=study_flow.new_session_code())
-                return {**base, "done": True, "end_html": study_flow.end_html(s, self._recap(s)),
-                        "completion_code": study_flow.completion_code(s)}
+                    flow = self._flow(s)
+                return {**base, "done": True, "end_html": study_flow.end_html(s, flow, self._recap(s, flow)),
+                        "completion_code": study_flow.completion_code(flow)}
             return {**base, "done": True, "summary_html": self._summary_html(s)}
-        step = study_flow.pending_step(s)
+        step = study_flow.pending_step(s, flow)
         if step:
-            return {**base, "done": False, "step": step, **self._step_payload(s, step)}
+            return {**base, "done": False, "step": step, **self._step_payload(s, flow, step)}
         item = self._dataset(s.benchmark).get(s.item_ids[s.current_index])
         if not playable(item):
             raise SessionInputError(f"No playable video for item {item.id} ({item.stream.video_path}).")
@@ -348,11 +359,11 @@ class SessionService:
     def _with_settings(self, s: Session, **patch) -> Session:
         return dataclasses.replace(s, settings=self.ctx.store.update_session_settings(s.id, **patch))
 
-    def _step_payload(self, s: Session, step: str) -> dict:
+    def _step_payload(self, s: Session, flow: dict, step: str) -> dict:
         if step == "consent":
-            return {"consent_html": study_flow.consent_html(s.settings.get("consent"))}
+            return {"consent_html": study_flow.consent_html(flow.get("consent"))}
         if step == "practice":
-            item = self._dataset(s.benchmark).get(s.settings["practice"])
+            item = self._dataset(s.benchmark).get(flow["practice_item"])
             req = item.request
             return {"practice": {"id": item.id, "index": -1, "video_url": media_url(item.stream.video_path),
                                  "duration": item.stream.duration, "kind": item.kind,
@@ -364,7 +375,7 @@ class SessionService:
         try:
             req = req if isinstance(req, dict) else {}
             s = self._session(req.get("session_id"))
-            step = study_flow.pending_step(s)
+            step = study_flow.pending_step(s, self._flow(s))
             what = req.get("step")
             if what not in ("consent", "practice") or what != step:
                 raise SessionInputError(f"This session is not at the {what!r} step.")
@@ -383,7 +394,7 @@ class SessionService:
         try:
             req = req if isinstance(req, dict) else {}
             s = self._session(req.get("session_id"))
-            if study_flow.pending_step(s) != "calibration":
+            if study_flow.pending_step(s, self._flow(s)) != "calibration":
                 raise SessionInputError("This session is not at the reaction test.")
             cal = summarize_calibration(req.get("trials"))
             s = self._with_settings(s, calibration=cal)
@@ -635,7 +646,7 @@ class SessionService:
         return out
 
     def _result_html(self, item: Item, rows: list[Response], idx: int, n: int, s: Optional[Session] = None) -> str:
-        if s is not None and study_flow.is_study(s):
+        if s is not None and study_flow.is_study(self._flow(s)):
             return self._study_result_html(item, rows, idx, n, s)
         parts = []
         for label, elem_id, mine in self._groups(s, rows):
@@ -659,7 +670,7 @@ class SessionService:
     def _study_result_html(self, item: Item, rows: list[Response], idx: int, n: int, s: Session) -> str:
         """A participant's item result: plain words about their own responses, only if the study shows results."""
         head = f'<h3 id="item-done">Video {idx + 1} of {n} done.</h3>'
-        if not study_flow.shows_results(s):
+        if not study_flow.shows_results(self._flow(s)):
             return head + '<p id="item-saved">Your responses are saved.</p>'
         mine = [r for r in rows if not is_model(r)]
         res, err = self._score(item, mine)
@@ -667,9 +678,9 @@ class SessionService:
             return head + '<p id="item-saved">Your responses are saved; this result is worked out later.</p>'
         return head + study_flow.plain_html(study_flow.plain_result(item, mine, _headline(res)))
 
-    def _recap(self, s: Session) -> list[str]:
+    def _recap(self, s: Session, flow: dict) -> list[str]:
         """One line per item for the end screen of a study that shows results."""
-        if not study_flow.shows_results(s):
+        if not study_flow.shows_results(flow):
             return []
         ds, out = self._dataset(s.benchmark), []
         for i, iid in enumerate(s.item_ids):

@@ -24,18 +24,23 @@ Your responses are recorded with the time in the video at which you gave them, a
 Press **I agree, continue** to take part. You can stop at any time by closing this page."""
 
 
-def is_study(s: Session) -> bool:
-    return bool((s.settings or {}).get("study"))
+def flow_settings(s: Session, study_settings: Optional[dict] = None) -> dict:
+    """What the flow reads: the study's settings (annotation.studies: consent, completion_code,
+    practice_item, show_results, calibrate, countdown) overlaid by the session's own (progress, calibration)."""
+    return {**(study_settings or {}), **(s.settings or {})}
 
 
-def pending_step(s: Session) -> Optional[str]:
+def is_study(st: dict) -> bool:
+    return bool(st.get("study_id"))
+
+
+def pending_step(s: Session, st: dict) -> Optional[str]:
     """The study step this participant has still to do before the items (None: go to the items)."""
-    st = s.settings or {}
-    if not is_study(s) or s.current_index > 0:
+    if not is_study(st) or s.current_index > 0:
         return None
     if not st.get("consented_at"):
         return "consent"
-    if st.get("practice") and not st.get("practice_done_at"):
+    if st.get("practice_item") and not st.get("practice_done_at"):
         return "practice"
     if st.get("calibrate", True) and not st.get("calibration"):
         return "calibration"
@@ -49,9 +54,8 @@ def consent_html(text: Optional[str]) -> str:
     return MarkdownIt("commonmark", {"html": False}).render(text or DEFAULT_INSTRUCTIONS)
 
 
-def completion_code(s: Session) -> str:
+def completion_code(st: dict) -> str:
     """The study's configured code, else one drawn for this session (kept once drawn)."""
-    st = s.settings or {}
     return str(st.get("completion_code") or st.get("session_code") or "")
 
 
@@ -59,9 +63,9 @@ def new_session_code() -> str:
     return "IB-" + secrets.token_hex(4).upper()
 
 
-def shows_results(s: Session) -> bool:
+def shows_results(st: dict) -> bool:
     """Studies show item results only when created with --show-results; studio sessions always do."""
-    return bool((s.settings or {}).get("show_results")) if is_study(s) else True
+    return bool(st.get("show_results")) if is_study(st) else True
 
 
 # -- plain words -------------------------------------------------------------------------------
@@ -115,9 +119,9 @@ def plain_html(lines: list[str], elem_id: str = "item-plain") -> str:
     return f'<ul class="ib-plain" id="{esc(elem_id)}">' + "".join(f"<li>{esc(x)}</li>" for x in lines) + "</ul>"
 
 
-def end_html(s: Session, summary_lines: list[str]) -> str:
+def end_html(s: Session, st: dict, summary_lines: list[str]) -> str:
     """The study's end screen: thanks, the completion code, and (if the study shows results) a recap."""
-    code = completion_code(s)
+    code = completion_code(st)
     recap = plain_html(summary_lines, "study-recap") if summary_lines else ""
     return (f'<div class="ib-end" id="study-end"><h2>Thank you!</h2><p>You have finished all '
             f'{len(s.item_ids)} videos. Your completion code is:</p>'

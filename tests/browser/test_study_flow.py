@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # session_helpers beside this file (importlib mode)
 from session_helpers import PROBE_JS, VIDEO, rows, wait_media
 from annotation.store import Store
+from annotation.studies import create_study, resolve_token
 
 pytestmark = pytest.mark.browser
 W, H = 1280, 720
@@ -30,12 +31,12 @@ def probed(browser):
 
 
 def make_study_session(db, participant: str, **settings) -> str:
+    """A one-participant study through annotation.studies (what `study create` writes); its session id."""
     st = Store(db)
     try:
-        s = st.create_session(participant, "interactionbench", ITEMS,
-                              settings={"study": "st_flow", "practice": PRACTICE, "show_results": True,
-                                        "respond_key": "Space", "consent": CONSENT, **settings})
-        return s.id
+        _, tokens = create_study(st, "interactionbench", [participant], ITEMS,
+                                 {"practice_item": PRACTICE, "show_results": True, "consent": CONSENT, **settings})
+        return resolve_token(st, tokens[participant]).session_id
     finally:
         st.close()
 
@@ -165,7 +166,7 @@ def test_operator_messages_and_keys_stay_out_of_a_study(app_server, probed):
     text the default instructions show; results stay hidden unless the study shows them; a session
     code is drawn when the study has none."""
     page = probed
-    sid = make_study_session(app_server.db, "P-quiet", show_results=False, consent=None, practice=None,
+    sid = make_study_session(app_server.db, "P-quiet", show_results=False, consent="", practice_item=None,
                              calibrate=False, countdown=0)
     page.goto(f"{app_server.url}/?session={sid}")
     page.wait_for_selector("#study-consent:not([hidden]) #consent-text h2", timeout=60000)
