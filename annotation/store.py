@@ -35,6 +35,12 @@ _TABLES: dict[str, dict[str, Any]] = {
                  pk="id"),
     "run_items": dict(columns={"run_id": str, "item_id": str, "result": str, "created": float},
                       pk=("run_id", "item_id")),
+    # one row per model call of a run (runners.batch): what was asked, what came back, how it went
+    "run_calls": dict(columns={"run_id": str, "item_id": str, "t": float, "status": str, "error_kind": str,
+                               "attempts": int, "latency_s": float, "prompt": str, "raw_reply": str,
+                               "decision": str, "text": str, "compliant": int, "frame_times": str,
+                               "audio_span": str, "created": float},
+                      pk=("run_id", "item_id", "t")),
     "verdicts": dict(columns={"key": str, "judge": str, "prompt_version": str, "score": float, "raw": str,
                               "created": float},
                      pk="key"),
@@ -60,7 +66,8 @@ _TABLES: dict[str, dict[str, Any]] = {
 
 _INDEXES = [("responses", ["session_id", "item_id"]), ("responses", ["benchmark", "item_id"]),
             ("reviews", ["benchmark", "item_id"]), ("verifications", ["benchmark", "item_id", "user"]),
-            ("run_items", ["run_id"]), ("study_links", ["study_id"]), ("study_links", ["session_id"])]
+            ("run_items", ["run_id"]), ("study_links", ["study_id"]), ("study_links", ["session_id"]),
+            ("run_calls", ["run_id", "item_id"])]
 
 
 def new_id(prefix: str) -> str:
@@ -306,10 +313,11 @@ class Store:
         with self._lock:
             self.db["runs"].update(run_id, fields)
 
-    def add_run_item(self, run_id: str, item_id: str, result: dict) -> bool:
-        """Store one finished item of a run; a second write for the same item is ignored (resume)."""
+    def add_run_item(self, run_id: str, item_id: str, result: dict, replace: bool = False) -> bool:
+        """Store one finished item of a run; a second write for the same item is ignored (resume) unless
+        `replace` (a resumed run that re-drove an item's failed calls)."""
         with self._lock:
-            cur = self.db.execute("insert or ignore into run_items (run_id, item_id, result, created) values (?, ?, ?, ?)",
+            cur = self.db.execute(f"insert or {'replace' if replace else 'ignore'} into run_items (run_id, item_id, result, created) values (?, ?, ?, ?)",
                                   [run_id, item_id, _dumps(result), time.time()])
             done = self.db.execute("select count(*) from run_items where run_id = ?", [run_id]).fetchone()[0]
             self.db["runs"].update(run_id, {"n_done": done})
@@ -319,6 +327,34 @@ class Store:
         with self._lock:
             rows = list(self.db["run_items"].rows_where("run_id = ?", [run_id], order_by="rowid"))
         return {r["item_id"]: json.loads(r["result"]) for r in rows}
+
+    # -- per-call records of a run (status ok | error | skipped) ----------------------------------
+    def add_run_call(self, run_id: str, item_id: str, t: float, *, status: str, error_kind: Optional[str] = None,
+                     attempts: int = 0, latency_s: Optional[float] = None, prompt: str = "", raw_reply: str = "",
+                     decision: Optional[str] = None, text: str = "", compliant: Optional[bool] = None,
+                     frame_times: Iterable[float] = (), audio_span: Optional[tuple[float, float]] = None) -> None:
+        """Record one model call (a later record for the same tick replaces it: a resumed run retrying an error)."""
+        if status not in ("ok", "error", "skipped"):
+            raise ValueError(f"run call status must be ok, error or skipped, got {status!r}")
+        row = {"run_id": run_id, "item_id": item_id, "t": round(float(t), 6), "status": status,
+               "error_kind": error_kind, "attempts": int(attempts), "latency_s": latency_s, "prompt": prompt or "",
+               "raw_reply": raw_reply or "", "decision": decision, "text": text or "",
+               "compliant": None if compliant is None else int(bool(compliant)),
+               "frame_times": json.dumps([round(float(x), 6) for x in frame_times]),
+               "audio_span": json.dumps(list(audio_span)) if audio_span is not None else None,
+               "created": time.time()}
+        with self._lock:
+            self.db["run_calls"].insert(row, replace=True)
+
+    def run_calls(self, run_id: str, item_id: Optional[str] = None) -> list[dict]:
+        """A run's call records ordered by item then decision time; frame_times and audio_span decoded."""
+        where, args = _where(run_id=run_id, item_id=item_id)
+        with self._lock:
+            rows = list(self.db["run_calls"].rows_where(where, args, order_by="item_id, t"))
+        for r in rows:
+            r["frame_times"] = json.loads(r["frame_times"] or "[]")
+            r["audio_span"] = json.loads(r["audio_span"]) if r["audio_span"] else None
+        return rows
 
     # -- judge verdict cache (scoring.judges.cache.VerdictCache protocol) ---------------------
     def get(self, key: str) -> Optional[dict]:

@@ -24,6 +24,12 @@ STALE_AFTER = 3.0
 MAX_EVENTS = 1000  # events kept per page (older ones are dropped; the store keeps every response)
 PAGE_IDLE_S = 120.0  # a page with no worker and no calls for this long is forgotten
 SPEC_KINDS = ("baseline", "openai", "hf", "plugin")
+LIVE_TIMING = "arrival"  # a live reply counts when it arrives; `run --timing arrival` scores batch runs the same way
+
+
+def live_run_id(session_id: str) -> str:
+    """The run id under which a live session's model calls are stored in `run_calls`."""
+    return f"live:{session_id}"
 
 
 class LiveModelError(ValueError):
@@ -112,7 +118,8 @@ class LiveModel:
                                "item_index": tg.item_index, "spec": tg.spec, "protocol": tg.protocol,
                                "options": options})
             self.trace = drive(tg.item, protocol, backend, clock=self.clock, cancel=self.cancel,
-                               on_emission=lambda e: self._emit(e, protocol.name, options))
+                               on_emission=lambda e: self._emit(e, protocol.name, options),
+                               on_call=self._record_call, timing=LIVE_TIMING)
             if self.cancel.is_set() or self.trace.cancelled:
                 self.state = "cancelled"
             elif self.trace.failed:
@@ -125,7 +132,27 @@ class LiveModel:
         finally:
             self.page.publish({"type": "status", "state": self.state, "reason": self.reason,
                                "session_id": tg.session_id, "item_index": tg.item_index, "spec": tg.spec,
-                               "emitted": self.emitted})
+                               "emitted": self.emitted, **self.call_summary()})
+
+    # ---- per-call records (arrival timing): the same fields a batch run stores, under run id live:<session>
+    def _record_call(self, call) -> None:
+        tg = self.target
+        try:
+            self.hub.store.add_run_call(live_run_id(tg.session_id), tg.item.id, call.t, **call.store_fields())
+        except Exception:  # noqa: BLE001 - a diagnostics row never stops the live model
+            pass
+
+    def call_summary(self) -> dict:
+        """Calls, skipped ticks, errors and latency percentiles of this worker's item so far."""
+        trace = self.trace
+        if trace is None:
+            return {}
+        from runners.run_health import call_counts, summarise
+        h = summarise({trace.item_id: call_counts(trace)}, [trace.item_id], timing=trace.timing, on_error="exclude",
+                      interval=None, excluded=[])
+        return {"timing": trace.timing, "calls": h["calls"], "skipped_ticks": h["skipped_ticks"],
+                "errors": h["errors"], "errors_by_kind": h["errors_by_kind"], "latency_p50": h["latency_p50"],
+                "latency_p95": h["latency_p95"], "latency_max": h["latency_max"]}
 
     def _call_state(self, state: str, media_t: float) -> None:
         """Presenter mode shows the model thinking (a call in flight, with its start) or watching."""
@@ -142,6 +169,7 @@ class LiveModel:
         emit_ms = time.time() * 1000.0
         tg = self.target
         meta = {"protocol": protocol, "options": options, "latency_s": round(float(e.latency_s), 4),
+                "timing": LIVE_TIMING, "decision_t": e.meta.get("decision_t", e.t),
                 "item_index": tg.item_index, "emit_wall_ms": round(emit_ms, 1), "clock_media_t": self.clock.now(),
                 "live": True}
         if e.tool is not None:

@@ -91,10 +91,28 @@ def runs_table_html(ctx: AppContext, registry: RunRegistry) -> str:
         status = run.status
         if runner is not None and runner.error and status == "running":
             status = f"failed: {runner.error}"
-        bar = (f'<div class="ib-progress" data-run="{esc(run.id)}" title="{run.n_done}/{run.n_total}">'
-               f'<div style="width:{pct:.1f}%"></div></div><span>{run.n_done}/{run.n_total}</span>')
+        label = f"{run.n_done}/{run.n_total} items"
+        if runner is not None and status == "running":  # per model call, with the item and media time
+            p = dict(runner.progress)
+            if p.get("calls_total"):
+                pct = 100.0 * p["calls_done"] / p["calls_total"]
+                label = f"{p['calls_done']}/{p['calls_total']} calls, {label}"
+            if p.get("item") and p.get("t") is not None:
+                label += f" · {p['item']} t={p['t']:.1f}s"
+            if p.get("waiting"):
+                label += f" · {p['waiting']}"
+        bar = (f'<div class="ib-progress" data-run="{esc(run.id)}" title="{esc(label)}">'
+               f'<div style="width:{pct:.1f}%"></div></div><span class="ib-progress-label">{esc(label)}</span>')
         table = (run.report or {}).get("table") or {}
         headline = ", ".join(f"{k} {v}" for k, v in list(table.items())[:5]) if isinstance(table, dict) else ""
+        health = (run.report or {}).get("run_health")
+        if health:
+            headline += (f" | calls {health['calls']}, errors {health['errors']}"
+                         + (f" ({', '.join(f'{k} {v}' for k, v in health['errors_by_kind'].items())})"
+                            if health["errors"] else "")
+                         + f", excluded {len(health['excluded_items'])}, skipped ticks {health['skipped_ticks']}"
+                         + (f", compliance {100 * health['compliance']:.1f} %" if health.get("compliance") is not None
+                            else "") + (" FLAG" if health.get("compliance_flag") else ""))
         rows.append(f"<tr><td><code>{esc(run.id)}</code></td><td>{esc(run.benchmark)}</td><td>{esc(run.model_spec)}</td>"
                     f"<td>{esc(run.protocol)}</td><td>{esc(status)}</td><td>{bar}</td><td>{esc(headline)}</td></tr>")
     if not rows:
@@ -116,6 +134,9 @@ def run_report_text(ctx: AppContext, run_id: str) -> str:
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         print_table(run.benchmark, run.report, run.model_spec)
+    if run.report.get("run_health"):
+        from runners.run_health import format_health
+        buf.write(format_health(run.report["run_health"]) + "\n")
     return buf.getvalue()
 
 

@@ -105,6 +105,12 @@ def _run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, help="only the first N items")
     p.add_argument("--items", help="file with one item id per line (a split)")
     p.add_argument("--concurrency", type=int, default=1, help="items in flight at once (HTTP backends)")
+    p.add_argument("--timing", choices=("decision", "arrival"), default="decision",
+                   help="decision: a reply counts at its tick (the published protocol); arrival: at tick + the "
+                        "model's latency, ticks that come due during a call are skipped (as live)")
+    p.add_argument("--on-error", dest="on_error", choices=("exclude", "silence", "fail"), default="exclude",
+                   help="items with failed model calls: exclude (left out and counted), silence (scored as "
+                        "silent), fail (no score; resume to retry)")
     p.add_argument("--judge", help="content judge spec for scoring (default: the benchmark's reference judge)")
     p.add_argument("--db", default="ibench.sqlite")
     p.add_argument("--out", help="folder for report.json and the native prediction files")
