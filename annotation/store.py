@@ -465,4 +465,5 @@ def _run(r: dict) -> Run:
     return Run(id=r["id"], benchmark=r["benchmark"], model_spec=r["model_spec"], protocol=r["protocol"],
                data_dir=r["data_dir"], config=json.loads(r["config"] or "{}"), status=r["status"],
                n_total=r["n_total"] or 0, n_done=r["n_done"] or 0, created=r["created"] or 0.0,
-               finished=r["finished"], report=json.loads(r["report"]) if r["report"] else None)
+               finished=r["finished"], report=json.loads(r["report"]) if r["report"] else None,
+               error=r.get("error") or "")

@@ -5,12 +5,20 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 
 def reach(backend: Any, timeout: float = 3.0) -> str:
     """'' when the backend can be used now, else why not. HTTP backends (a `base_url`) must answer
     GET <base_url>/models; local backends (baselines, hf, plugins) are ready once built."""
+    local = getattr(backend, "path", None)
+    if isinstance(local, str) and local and getattr(backend, "name", "").startswith("hf:"):
+        import os
+        # hub downloads are off (HF_HUB_OFFLINE=1): a hub name or a missing folder cannot load
+        if not Path(local).is_dir() and os.environ.get("HF_HUB_OFFLINE", "1") != "0":
+            return f"model folder {local} not found (hub downloads are off)"
+        return ""
     base = getattr(backend, "base_url", None)
     if not base:
         return ""
