@@ -35,8 +35,7 @@ def _serve(argv: list[str]) -> int:
             if getattr(args, b)}
     ctx = AppContext(store=Store(args.db), data_dirs={k: Path(v) for k, v in dirs.items()},
                      asr_model=args.asr_model, models=models)
-    serve(ctx, host=args.host, port=args.port)
-    return 0
+    return serve(ctx, host=args.host, port=args.port)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,8 @@ DEFAULT_DB = "ibench.sqlite"
 
 _TABLES: dict[str, dict[str, Any]] = {
     "sessions": dict(columns={"id": str, "participant": str, "benchmark": str, "item_ids": str, "created": float,
-                              "settings": str, "current_index": int, "status": str, "data_dir": str},
+                              "settings": str, "current_index": int, "status": str, "data_dir": str,
+                              "item_opened": float, "item_opened_index": int},
                      pk="id"),
     "responses": dict(columns={"id": str, "item_id": str, "benchmark": str, "responder": str, "session_id": str,
                                "t": float, "frame_t": float, "kind": str, "text": str, "audio_path": str,
@@ -196,6 +197,21 @@ class Store:
             settings = {**json.loads(rows[0]["settings"] or "{}"), **patch}
             self.db["sessions"].update(session_id, {"settings": _dumps(settings)})
         return settings
+
+    def item_opened(self, session_id: str, index: int) -> float:
+        """When item `index` of the session was first shown (set now on its first call): the server's own
+        start of that item's clock, so a page cannot claim more media time than has passed."""
+        with self._lock:
+            row = self.db.execute("select item_opened, item_opened_index from sessions where id = ?",
+                                  [session_id]).fetchone()
+            if row is None:
+                raise KeyError(f"no session {session_id}")
+            if row[0] is not None and row[1] == index:
+                return float(row[0])
+            now = time.time()
+            self.db.execute("update sessions set item_opened = ?, item_opened_index = ? where id = ?",
+                            [now, index, session_id])
+            return now
 
     # -- responses (append-only) --------------------------------------------------------------
     def add_response(self, r: Response) -> Response:

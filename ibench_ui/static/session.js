@@ -119,7 +119,7 @@
       let delay = 250;
       for (let attempt = 0; ; attempt++) {
         try {
-          const res = await S.server[fn](payload);
+          const res = await S.server[fn](withCreds(payload));
           // Gradio's client resolves to undefined when the request failed (it only logs a warning)
           if (!res || typeof res.ok !== "boolean") throw new Error("no answer from the server");
           if (keep) { const o = outbox(); delete o[payload.rid]; saveOutbox(o); }
@@ -149,9 +149,19 @@
     }
   }
 
+  function withCreds(payload) {
+    /* The server checks who calls (issue 10): a study link's token, or the studio's staff sign-in. */
+    const out = Object.assign({}, payload);
+    const t = new URLSearchParams(location.search).get("t");
+    if (t) out.t = t;
+    const who = document.querySelector("#signin-status[data-token]");
+    if (who) out.auth = who.dataset.token;
+    return out;
+  }
+
   async function call(fn, payload) {
     /* One server-function call; a failed request (undefined from Gradio's client) becomes an error. */
-    const res = await S.server[fn](payload);
+    const res = await S.server[fn](withCreds(payload));
     if (!res || typeof res.ok !== "boolean") throw new Error("The server did not answer; check the connection and try again.");
     return res;
   }
@@ -734,7 +744,7 @@
     const rep = { page_id: S.pageId, session_id: S.sess.id, item_index: S.item.index, item_id: S.item.id,
       media_t: v.currentTime, paused: v.paused || v.ended || stalled, rate: v.playbackRate,
       wall: nowWall() / 1000, event: type };
-    return S.server.clock(rep).then((res) => {
+    return S.server.clock(withCreds(rep)).then((res) => {
       if (res && !res.ok) modelStatus(res.error, true);
       return res;
     }, () => null);
@@ -755,7 +765,7 @@
     try {
       while (S.model) {
         let res = null;
-        try { res = await S.server.wait_model({ page_id: S.pageId, cursor: S.cursor }); } catch (e) { res = null; }
+        try { res = await S.server.wait_model(withCreds({ page_id: S.pageId, cursor: S.cursor })); } catch (e) { res = null; }
         if (!res || !res.ok) { fails++; await new Promise(r => setTimeout(r, Math.min(4000, 200 * 2 ** fails))); continue; }
         fails = 0;
         if (res.cursor < S.cursor) S.cursor = 0;  // the server restarted: its events start again at 0
@@ -904,6 +914,7 @@
   function linkKey(req) { return "ibench.link." + JSON.stringify(LINK_KEYS.map(k => req[k] || "")); }
 
   async function opening(q) {
+    if (q.get("t")) { await open({}); return; }  // a study link: its token names the session
     if (q.get("session")) { await open({ session_id: q.get("session") }); return; }
     if (q.get("participant") || q.get("benchmark")) {
       const req = {}; for (const k of LINK_KEYS) if (q.has(k)) req[k] = q.get(k);
@@ -933,7 +944,7 @@
   for (const t of CLOCK_EVENTS) document.addEventListener(t, onClockEvent, true);
   setInterval(() => { if (S.model && S.started && !S.finishing) clockReport("beat"); }, 1000);
   requestAnimationFrame(playheadLoop);
-  window.addEventListener("pagehide", () => { if (S.model && S.server) S.server.model_stop({ page_id: S.pageId }).catch(() => {}); });
+  window.addEventListener("pagehide", () => { if (S.model && S.server) S.server.model_stop(withCreds({ page_id: S.pageId })).catch(() => {}); });
   document.addEventListener("contextmenu", (ev) => { if (ev.target && ev.target.id === "stream-video") ev.preventDefault(); }, true);
 
   window.ibenchSession = { mount, state: S, snap };
