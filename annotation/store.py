@@ -36,6 +36,12 @@ _TABLES: dict[str, dict[str, Any]] = {
                  pk="id"),
     "run_items": dict(columns={"run_id": str, "item_id": str, "result": str, "created": float},
                       pk=("run_id", "item_id")),
+    # one row per model call of a run (runners.batch): what was asked, what came back, how it went
+    "run_calls": dict(columns={"run_id": str, "item_id": str, "t": float, "status": str, "error_kind": str,
+                               "attempts": int, "latency_s": float, "prompt": str, "raw_reply": str,
+                               "decision": str, "text": str, "compliant": int, "frame_times": str,
+                               "audio_span": str, "created": float},
+                      pk=("run_id", "item_id", "t")),
     "verdicts": dict(columns={"key": str, "judge": str, "prompt_version": str, "score": float, "raw": str,
                               "created": float},
                      pk="key"),
@@ -61,7 +67,8 @@ _TABLES: dict[str, dict[str, Any]] = {
 
 _INDEXES = [("responses", ["session_id", "item_id"]), ("responses", ["benchmark", "item_id"]),
             ("reviews", ["benchmark", "item_id"]), ("verifications", ["benchmark", "item_id", "user"]),
-            ("run_items", ["run_id"]), ("study_links", ["study_id"]), ("study_links", ["session_id"])]
+            ("run_items", ["run_id"]), ("study_links", ["study_id"]), ("study_links", ["session_id"]),
+            ("run_calls", ["run_id", "item_id"])]
 
 
 def new_id(prefix: str) -> str:
@@ -70,6 +77,14 @@ def new_id(prefix: str) -> str:
 
 def _dumps(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False, sort_keys=True)
+
+
+class _Pending:
+    """A response row waiting for the group commit that will hold it."""
+    __slots__ = ("row", "done", "error")
+
+    def __init__(self, row: dict):
+        self.row, self.done, self.error = row, False, None
 
 
 class Store:
@@ -85,6 +100,11 @@ class Store:
         self.db.enable_wal()
         conn.execute("PRAGMA synchronous = FULL")
         self._lock = threading.RLock()
+        self._gc = threading.Condition(threading.Lock())  # group commit of responses (add_response)
+        self._gc_queue: list[_Pending] = []
+        self._gc_busy = False
+        self._readers = threading.local()   # per-thread read connections: reads never wait for a commit
+        self._reader_conns: list[sqlite3.Connection] = []
         self._migrate()
 
     # -- schema -------------------------------------------------------------------------------
@@ -115,7 +135,22 @@ class Store:
         return int(self.db["meta"].get("schema_version")["value"])
 
     def close(self) -> None:
+        for conn in self._reader_conns:
+            conn.close()
         self.db.conn.close()
+
+    def _reader(self) -> sqlite_utils.Database:
+        """This thread's read connection. In WAL mode a reader sees every committed row and never waits
+        for the writer, so the hot reads of a live session (get_session, responses) do not queue behind
+        another caller's commit and fsync on the shared connection."""
+        db = getattr(self._readers, "db", None)
+        if db is None:
+            conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout = 30000")
+            db = self._readers.db = sqlite_utils.Database(conn)
+            with self._lock:
+                self._reader_conns.append(conn)
+        return db
 
     # -- sessions -----------------------------------------------------------------------------
     def create_session(self, participant: str, benchmark: str, item_ids: Iterable[str], settings: dict | None = None,
@@ -130,8 +165,7 @@ class Store:
         return s
 
     def get_session(self, session_id: str) -> Optional[Session]:
-        with self._lock:
-            rows = list(self.db["sessions"].rows_where("id = ?", [session_id]))
+        rows = list(self._reader()["sessions"].rows_where("id = ?", [session_id]))
         return _session(rows[0]) if rows else None
 
     def session_data_dir(self, session_id: str) -> str:
@@ -153,6 +187,17 @@ class Store:
         with self._lock:
             self.db["sessions"].update(session_id, {"current_index": current_index, "status": status})
 
+    def update_session_settings(self, session_id: str, **patch: Any) -> dict:
+        """Merge `patch` into a session's settings (read and written under the lock); returns the result.
+        A participant's progress through the study steps and their calibration live here."""
+        with self._lock:
+            rows = list(self.db["sessions"].rows_where("id = ?", [session_id], select="settings"))
+            if not rows:
+                raise KeyError(f"no session {session_id!r} in {self.path}")
+            settings = {**json.loads(rows[0]["settings"] or "{}"), **patch}
+            self.db["sessions"].update(session_id, {"settings": _dumps(settings)})
+        return settings
+
     def item_opened(self, session_id: str, index: int) -> float:
         """When item `index` of the session was first shown (set now on its first call): the server's own
         start of that item's clock, so a page cannot claim more media time than has passed."""
@@ -170,13 +215,60 @@ class Store:
 
     # -- responses (append-only) --------------------------------------------------------------
     def add_response(self, r: Response) -> Response:
-        """Append one response and commit; returns it with its id."""
+        """Append one response and commit; returns it with its id, only once the commit holding it is done.
+
+        Group commit: responses arriving while another commit is in progress are written together in
+        the next transaction (one fsync for all), and each caller still returns only after that commit.
+        Under load this turns one fsync per response into one per batch without weakening durability.
+        A response whose id is already stored raises sqlite3.IntegrityError, as a plain insert would."""
         rid = r.id or new_id("r")
-        with self._lock:
-            row = asdict(r)
-            row.update(id=rid, meta=_dumps(r.meta))
-            self.db["responses"].insert(row)
+        row = asdict(r)
+        row.update(id=rid, meta=_dumps(r.meta))
+        slot = _Pending(row)
+        with self._gc:
+            self._gc_queue.append(slot)
+            while not slot.done:
+                if self._gc_busy:
+                    self._gc.wait()
+                    continue
+                self._gc_busy = True   # this caller leads: it commits everything queued so far
+                batch, self._gc_queue = self._gc_queue, []
+                self._gc.release()
+                try:
+                    self._commit_responses(batch)
+                finally:
+                    self._gc.acquire()
+                    self._gc_busy = False
+                    self._gc.notify_all()
+        if slot.error is not None:
+            raise slot.error
         return Response(**{**asdict(r), "id": rid})
+
+    def _commit_responses(self, batch: list["_Pending"]) -> None:
+        """One transaction for a batch of response rows; every slot is marked done, with its error if any."""
+        cols = list(batch[0].row)
+        sql = (f"insert or ignore into responses ({', '.join(f'[{c}]' for c in cols)}) "
+               f"values ({', '.join('?' for _ in cols)})")
+        with self._lock:
+            conn = self.db.conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                for p in batch:
+                    before = conn.total_changes
+                    conn.execute(sql, [p.row[c] for c in cols])
+                    if conn.total_changes == before:  # the id is already stored (a retried response)
+                        p.error = sqlite3.IntegrityError(f"UNIQUE constraint failed: responses.id ({p.row['id']})")
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                for p in batch:  # nothing of this batch is stored: every caller gets the error
+                    p.error = exc
+            finally:
+                for p in batch:
+                    p.done = True
 
     def responses(self, session_id: Optional[str] = None, item_id: Optional[str] = None,
                   benchmark: Optional[str] = None, responder: Optional[str] = None,
@@ -187,9 +279,8 @@ class Store:
                          ("responder", responder)):
             if val is not None:
                 where.append(f"{col} = ?"); args.append(val)
-        with self._lock:
-            # rowid is the log order: rows are only ever appended
-            rows = list(self.db["responses"].rows_where(" and ".join(where) or None, args, order_by="rowid"))
+        # rowid is the log order: rows are only ever appended
+        rows = list(self._reader()["responses"].rows_where(" and ".join(where) or None, args, order_by="rowid"))
         out = [_response(r) for r in rows]
         if not resolve_corrections:
             return out
@@ -238,10 +329,11 @@ class Store:
         with self._lock:
             self.db["runs"].update(run_id, fields)
 
-    def add_run_item(self, run_id: str, item_id: str, result: dict) -> bool:
-        """Store one finished item of a run; a second write for the same item is ignored (resume)."""
+    def add_run_item(self, run_id: str, item_id: str, result: dict, replace: bool = False) -> bool:
+        """Store one finished item of a run; a second write for the same item is ignored (resume) unless
+        `replace` (a resumed run that re-drove an item's failed calls)."""
         with self._lock:
-            cur = self.db.execute("insert or ignore into run_items (run_id, item_id, result, created) values (?, ?, ?, ?)",
+            cur = self.db.execute(f"insert or {'replace' if replace else 'ignore'} into run_items (run_id, item_id, result, created) values (?, ?, ?, ?)",
                                   [run_id, item_id, _dumps(result), time.time()])
             done = self.db.execute("select count(*) from run_items where run_id = ?", [run_id]).fetchone()[0]
             self.db["runs"].update(run_id, {"n_done": done})
@@ -251,6 +343,34 @@ class Store:
         with self._lock:
             rows = list(self.db["run_items"].rows_where("run_id = ?", [run_id], order_by="rowid"))
         return {r["item_id"]: json.loads(r["result"]) for r in rows}
+
+    # -- per-call records of a run (status ok | error | skipped) ----------------------------------
+    def add_run_call(self, run_id: str, item_id: str, t: float, *, status: str, error_kind: Optional[str] = None,
+                     attempts: int = 0, latency_s: Optional[float] = None, prompt: str = "", raw_reply: str = "",
+                     decision: Optional[str] = None, text: str = "", compliant: Optional[bool] = None,
+                     frame_times: Iterable[float] = (), audio_span: Optional[tuple[float, float]] = None) -> None:
+        """Record one model call (a later record for the same tick replaces it: a resumed run retrying an error)."""
+        if status not in ("ok", "error", "skipped"):
+            raise ValueError(f"run call status must be ok, error or skipped, got {status!r}")
+        row = {"run_id": run_id, "item_id": item_id, "t": round(float(t), 6), "status": status,
+               "error_kind": error_kind, "attempts": int(attempts), "latency_s": latency_s, "prompt": prompt or "",
+               "raw_reply": raw_reply or "", "decision": decision, "text": text or "",
+               "compliant": None if compliant is None else int(bool(compliant)),
+               "frame_times": json.dumps([round(float(x), 6) for x in frame_times]),
+               "audio_span": json.dumps(list(audio_span)) if audio_span is not None else None,
+               "created": time.time()}
+        with self._lock:
+            self.db["run_calls"].insert(row, replace=True)
+
+    def run_calls(self, run_id: str, item_id: Optional[str] = None) -> list[dict]:
+        """A run's call records ordered by item then decision time; frame_times and audio_span decoded."""
+        where, args = _where(run_id=run_id, item_id=item_id)
+        with self._lock:
+            rows = list(self.db["run_calls"].rows_where(where, args, order_by="item_id, t"))
+        for r in rows:
+            r["frame_times"] = json.loads(r["frame_times"] or "[]")
+            r["audio_span"] = json.loads(r["audio_span"]) if r["audio_span"] else None
+        return rows
 
     # -- judge verdict cache (scoring.judges.cache.VerdictCache protocol) ---------------------
     def get(self, key: str) -> Optional[dict]:
@@ -361,4 +481,5 @@ def _run(r: dict) -> Run:
     return Run(id=r["id"], benchmark=r["benchmark"], model_spec=r["model_spec"], protocol=r["protocol"],
                data_dir=r["data_dir"], config=json.loads(r["config"] or "{}"), status=r["status"],
                n_total=r["n_total"] or 0, n_done=r["n_done"] or 0, created=r["created"] or 0.0,
-               finished=r["finished"], report=json.loads(r["report"]) if r["report"] else None)
+               finished=r["finished"], report=json.loads(r["report"]) if r["report"] else None,
+               error=r.get("error") or "")

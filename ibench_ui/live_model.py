@@ -24,6 +24,12 @@ STALE_AFTER = 3.0
 MAX_EVENTS = 1000  # events kept per page (older ones are dropped; the store keeps every response)
 PAGE_IDLE_S = 120.0  # a page with no worker and no calls for this long is forgotten
 SPEC_KINDS = ("baseline", "openai", "hf", "plugin")
+LIVE_TIMING = "arrival"  # a live reply counts when it arrives; `run --timing arrival` scores batch runs the same way
+
+
+def live_run_id(session_id: str) -> str:
+    """The run id under which a live session's model calls are stored in `run_calls`."""
+    return f"live:{session_id}"
 
 
 class LiveModelError(ValueError):
@@ -104,7 +110,7 @@ class LiveModel:
         from runners.run_cmd import resolve_options
         tg = self.target
         try:
-            backend = self.hub.backend(tg.spec)
+            backend = _Observed(self.hub.backend(tg.spec), self._call_state)
             options = resolve_options(tg.protocol, {}, backend)
             protocol = get_protocol(tg.protocol, **options)
             self.state = "running"
@@ -112,7 +118,8 @@ class LiveModel:
                                "item_index": tg.item_index, "spec": tg.spec, "protocol": tg.protocol,
                                "options": options})
             self.trace = drive(tg.item, protocol, backend, clock=self.clock, cancel=self.cancel,
-                               on_emission=lambda e: self._emit(e, protocol.name, options))
+                               on_emission=lambda e: self._emit(e, protocol.name, options),
+                               on_call=self._record_call, timing=LIVE_TIMING)
             if self.cancel.is_set() or self.trace.cancelled:
                 self.state = "cancelled"
             elif self.trace.failed:
@@ -125,7 +132,35 @@ class LiveModel:
         finally:
             self.page.publish({"type": "status", "state": self.state, "reason": self.reason,
                                "session_id": tg.session_id, "item_index": tg.item_index, "spec": tg.spec,
-                               "emitted": self.emitted})
+                               "emitted": self.emitted, **self.call_summary()})
+
+    # ---- per-call records (arrival timing): the same fields a batch run stores, under run id live:<session>
+    def _record_call(self, call) -> None:
+        tg = self.target
+        try:
+            self.hub.store.add_run_call(live_run_id(tg.session_id), tg.item.id, call.t, **call.store_fields())
+        except Exception:  # noqa: BLE001 - a diagnostics row never stops the live model
+            pass
+
+    def call_summary(self) -> dict:
+        """Calls, skipped ticks, errors and latency percentiles of this worker's item so far."""
+        trace = self.trace
+        if trace is None:
+            return {}
+        from runners.run_health import call_counts, summarise
+        h = summarise({trace.item_id: call_counts(trace)}, [trace.item_id], timing=trace.timing, on_error="exclude",
+                      interval=None, excluded=[])
+        return {"timing": trace.timing, "calls": h["calls"], "skipped_ticks": h["skipped_ticks"],
+                "errors": h["errors"], "errors_by_kind": h["errors_by_kind"], "latency_p50": h["latency_p50"],
+                "latency_p95": h["latency_p95"], "latency_max": h["latency_max"]}
+
+    def _call_state(self, state: str, media_t: float) -> None:
+        """Presenter mode shows the model thinking (a call in flight, with its start) or watching."""
+        if self.cancel.is_set():
+            return
+        tg = self.target
+        self.page.publish({"type": "call", "state": state, "t": media_t, "wall_ms": time.time() * 1000.0,
+                           "session_id": tg.session_id, "item_index": tg.item_index, "spec": tg.spec})
 
     def _emit(self, e, protocol: str, options: dict) -> None:
         """Commit one emission as a model response, then push it to the page (durable before shown)."""
@@ -134,6 +169,7 @@ class LiveModel:
         emit_ms = time.time() * 1000.0
         tg = self.target
         meta = {"protocol": protocol, "options": options, "latency_s": round(float(e.latency_s), 4),
+                "timing": LIVE_TIMING, "decision_t": e.meta.get("decision_t", e.t),
                 "item_index": tg.item_index, "emit_wall_ms": round(emit_ms, 1), "clock_media_t": self.clock.now(),
                 "live": True}
         if e.tool is not None:
@@ -150,6 +186,23 @@ class LiveModel:
                            "spec": tg.spec, "t": r.t, "kind": r.kind, "text": r.text, "frame_t": r.frame_t,
                            "emit_wall_ms": emit_ms, "push_wall_ms": time.time() * 1000.0,
                            "mark_html": model_mark_html(r, tg.span), "row_html": row_html(r)})
+
+
+class _Observed:
+    """A backend whose calls are reported (thinking when one starts, watching when it returns)."""
+
+    def __init__(self, inner, on_call: Callable[[str, float], None]):
+        self._inner, self._on_call = inner, on_call
+
+    def respond(self, decision):
+        self._on_call("thinking", float(getattr(decision, "t", 0.0)))
+        try:
+            return self._inner.respond(decision)
+        finally:
+            self._on_call("watching", float(getattr(decision, "t", 0.0)))
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
 
 
 @dataclass

@@ -64,6 +64,9 @@ def build_participant_app(ctx: AppContext, svc: SessionService | None = None) ->
     def asr_status(req): return ps.call("asr_status", req)
     def clock(req): return ps.call("clock", req)
     def model_stop(req): return ps.call("model_stop", req)
+    def study_step(req): return ps.call("study_step", req)      # consent, practice (issue 14)
+    def calibrate(req): return ps.call("calibrate", req)        # reaction-time calibration (issue 14)
+    def model_check(req): return ps.call("model_check", req)
 
     async def wait_model(req):  # no live model for participants: answer at once, never hold a request
         return {"ok": True, "events": [], "cursor": 0}
@@ -72,5 +75,5 @@ def build_participant_app(ctx: AppContext, svc: SessionService | None = None) ->
         gr.HTML(session_markup(ctx, participant=True), elem_id="session-root", padding=False,
                 js_on_load="window.ibenchSession.mount(element, server);",
                 server_functions=[open_session, item_sets, respond, speak, correct, finish_item, asr_status,
-                                  clock, wait_model, model_stop])
+                                  clock, wait_model, model_stop, study_step, calibrate, model_check])
     return demo

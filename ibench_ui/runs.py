@@ -10,6 +10,7 @@ import gradio as gr
 
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc
+from ibench_ui.run_inspect import DRILL_CSS, FILTERS, drill_html, run_label
 
 RUN_ROLES = ("admin",)            # starting or cancelling a run loads and runs a model: an admin action
 VIEW_ROLES = ("admin", "reviewer")
@@ -59,6 +60,10 @@ def start_run(ctx: AppContext, registry: RunRegistry, benchmark: str, model: str
                                     backend_options=dict(entry.options), limit=lim or None, judge=judge_spec)
     except Exception as exc:  # noqa: BLE001 - shown to the user as is
         raise gr.Error(f"Cannot start {entry.name!r}: {exc}") from None
+    from ibench_ui.model_check import reach
+    why = reach(backend)  # check before doing: an unreachable server is refused now, not "failed (0/15)" later
+    if why:
+        raise gr.Error(f"Cannot start {entry.name!r}: {why}")
     runner = BatchRunner(ctx.store, spec, concurrency=conc, backend=backend).start()
     deadline = time.time() + 30
     while runner.run_id is None and runner.error is None and time.time() < deadline:
@@ -91,15 +96,37 @@ def runs_table_html(ctx: AppContext, registry: RunRegistry) -> str:
         status = run.status
         if runner is not None and runner.error and status == "running":
             status = f"failed: {runner.error}"
-        bar = (f'<div class="ib-progress" data-run="{esc(run.id)}" title="{run.n_done}/{run.n_total}">'
-               f'<div style="width:{pct:.1f}%"></div></div><span>{run.n_done}/{run.n_total}</span>')
+        elif run.status == "failed" and run.error:
+            status = f"failed: {run.error}"  # the reason is kept with the run
+        label = f"{run.n_done}/{run.n_total} items"
+        if runner is not None and status == "running":  # per model call, with the item and media time
+            p = dict(runner.progress)
+            if p.get("calls_total"):
+                pct = 100.0 * p["calls_done"] / p["calls_total"]
+                label = f"{p['calls_done']}/{p['calls_total']} calls, {label}"
+            if p.get("item") and p.get("t") is not None:
+                label += f" · {p['item']} t={p['t']:.1f}s"
+            if p.get("waiting"):
+                label += f" · {p['waiting']}"
+        bar = (f'<div class="ib-progress" data-run="{esc(run.id)}" title="{esc(label)}">'
+               f'<div style="width:{pct:.1f}%"></div></div><span class="ib-progress-label">{esc(label)}</span>')
         table = (run.report or {}).get("table") or {}
         headline = ", ".join(f"{k} {v}" for k, v in list(table.items())[:5]) if isinstance(table, dict) else ""
-        rows.append(f"<tr><td><code>{esc(run.id)}</code></td><td>{esc(run.benchmark)}</td><td>{esc(run.model_spec)}</td>"
-                    f"<td>{esc(run.protocol)}</td><td>{esc(status)}</td><td>{bar}</td><td>{esc(headline)}</td></tr>")
+        health = (run.report or {}).get("run_health")
+        if health:
+            headline += (f" | calls {health['calls']}, errors {health['errors']}"
+                         + (f" ({', '.join(f'{k} {v}' for k, v in health['errors_by_kind'].items())})"
+                            if health["errors"] else "")
+                         + f", excluded {len(health['excluded_items'])}, skipped ticks {health['skipped_ticks']}"
+                         + (f", compliance {100 * health['compliance']:.1f} %" if health.get("compliance") is not None
+                            else "") + (" FLAG" if health.get("compliance_flag") else ""))
+        rows.append(f"<tr><td><code>{esc(run.id)}</code><br><small class=\"ib-run-label\">{esc(run_label(run))}</small></td>"
+                    f"<td>{esc(run.benchmark)}</td><td>{esc(run.model_spec)}</td>"
+                    f"<td>{esc(run.protocol)}</td><td class=\"ib-run-status\">{esc(status)}</td><td>{bar}</td><td>{esc(headline)}</td></tr>")
     if not rows:
         return '<p id="runs-empty">No runs yet.</p>'
-    head = "".join(f"<th>{h}</th>" for h in ("run", "benchmark", "model", "protocol", "status", "progress", "result"))
+    head = "".join(f"<th>{h}</th>" for h in ("run (date and settings)", "benchmark", "model", "protocol", "status",
+                                             "progress", "result"))
     return f'<table class="ib-table" id="runs-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
@@ -108,7 +135,8 @@ def run_report_text(ctx: AppContext, run_id: str) -> str:
     if run is None:
         return f"No run {run_id!r}."
     if not run.report:
-        return f"Run {run.id} is {run.status} ({run.n_done}/{run.n_total} items)."
+        why = f": {run.error}" if run.error else ""
+        return f"Run {run.id} is {run.status} ({run.n_done}/{run.n_total} items){why}."
     import contextlib
     import io
 
@@ -116,6 +144,9 @@ def run_report_text(ctx: AppContext, run_id: str) -> str:
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         print_table(run.benchmark, run.report, run.model_spec)
+    if run.report.get("run_health"):
+        from runners.run_health import format_health
+        buf.write(format_health(run.report["run_health"]) + "\n")
     return buf.getvalue()
 
 
@@ -141,7 +172,17 @@ def build_runs(ctx: AppContext, token: Optional[gr.State] = None) -> None:
         run_id = gr.Textbox(label="Run id", elem_id="runs-id")
         cancel = gr.Button("Cancel run", elem_id="runs-cancel")
         show = gr.Button("Show report", elem_id="runs-show")
-    report = gr.Code(label="Report", language=None, elem_id="runs-report")
+    report = gr.HTML("", elem_id="runs-report")  # monospace <pre>: the printed table keeps its alignment
+    gr.Markdown("### Inspect a run, decision by decision")
+    with gr.Row():
+        d_run = gr.Dropdown(_run_choices(ctx), label="Run", elem_id="drill-run", allow_custom_value=False)
+        d_item = gr.Dropdown([], label="Item", elem_id="drill-item", allow_custom_value=False)
+        d_filter = gr.Dropdown(list(FILTERS), value="all", label="Verdict", elem_id="drill-filter",
+                               allow_custom_value=False)
+        d_other = gr.Dropdown([("(none)", "")] + _run_choices(ctx), value="", label="Side by side with run",
+                              elem_id="drill-other", allow_custom_value=False)
+        d_show = gr.Button("Show decisions", elem_id="drill-show")
+    drill = gr.HTML("", elem_id="drill-out")
     timer = gr.Timer(1.0)
 
     def who(tok, roles):
@@ -166,7 +207,30 @@ def build_runs(ctx: AppContext, token: Optional[gr.State] = None) -> None:
 
     def on_show(tok, rid):
         who(tok, VIEW_ROLES)
-        return run_report_text(ctx, rid if isinstance(rid, str) else "")
+        return report_html(ctx, rid if isinstance(rid, str) else "")
+
+    def on_runs_focus(tok):
+        who(tok, VIEW_ROLES)
+        choices = _run_choices(ctx)
+        return gr.Dropdown(choices=choices), gr.Dropdown(choices=[("(none)", "")] + choices)
+
+    def on_run(tok, rid):
+        who(tok, VIEW_ROLES)
+        items = _run_item_ids(ctx, rid)
+        labels = ["all", "responded", "silent", "error"]
+        run = ctx.store.get_run(rid) if isinstance(rid, str) else None
+        if run is not None:
+            from scoring.classify import LABELS
+            labels += [x for x in LABELS.get(run.benchmark, ()) if x not in labels]
+        return (gr.Dropdown(choices=items, value=items[0] if items else None),
+                gr.Dropdown(choices=labels, value="all"))
+
+    def on_drill(tok, rid, iid, flt, other):
+        who(tok, VIEW_ROLES)
+        if not isinstance(rid, str) or not isinstance(iid, str) or not rid or not iid:
+            return '<p id="drill-error">Choose a run and an item.</p>'
+        return drill_html(ctx.store, ctx, rid, iid, flt if isinstance(flt, str) else "all",
+                          other if isinstance(other, str) else "")
 
     def on_tick(tok):
         return runs_table_html(ctx, registry) if ctx.allowed(tok, VIEW_ROLES) else ""
@@ -174,10 +238,35 @@ def build_runs(ctx: AppContext, token: Optional[gr.State] = None) -> None:
     start.click(on_start, [token, bench, model, protocol, limit, conc, judge], [status, run_id, table])
     cancel.click(on_cancel, [token, run_id], [status, table])
     show.click(on_show, [token, run_id], [report])
+    d_run.focus(on_runs_focus, [token], [d_run, d_other], show_progress="hidden")
+    d_run.change(on_run, [token, d_run], [d_item, d_filter], show_progress="hidden")
+    d_show.click(on_drill, [token, d_run, d_item, d_filter, d_other], [drill])
     timer.tick(on_tick, [token], [table], show_progress="hidden")
 
 
-RUNS_CSS = """
+def _run_choices(ctx: AppContext) -> list[tuple[str, str]]:
+    """(label, id) of every stored run, newest first: told apart by date and settings, not a hash."""
+    return [(f"{run_label(r)} [{r.id}]", r.id) for r in reversed(ctx.store.runs())]
+
+
+def _run_item_ids(ctx: AppContext, run_id) -> list[str]:
+    if not isinstance(run_id, str) or ctx.store.get_run(run_id) is None:
+        return []
+    ids = list(ctx.store.run_items(run_id))
+    for c in ctx.store.run_calls(run_id):
+        if c["item_id"] not in ids:
+            ids.append(c["item_id"])
+    return ids
+
+
+def report_html(ctx: AppContext, run_id: str) -> str:
+    """The run's printed report in a monospace block, so its table keeps its columns."""
+    return f'<pre class="ib-report" id="runs-report-text">{esc(run_report_text(ctx, run_id))}</pre>'
+
+
+RUNS_CSS = DRILL_CSS + """
+.ib-report { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; white-space: pre; overflow-x: auto;
+  background: #f8f8f8; border: 1px solid #ddd; padding: 8px; }
 .ib-progress { display:inline-block; width: 120px; height: 10px; background:#ddd; margin-right:6px; }
 .ib-progress > div { height: 100%; background: #3b82f6; }
 """

@@ -13,6 +13,7 @@ that clock and pushes its responses, drawn in their own lane and scored apart fr
 from __future__ import annotations
 
 import base64
+import dataclasses
 import math
 import random
 import re
@@ -31,6 +32,9 @@ from annotation.model import Item, Response, Session
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, media_url, table_html
 from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, validate_protocol
+from ibench_ui import study_flow
+from annotation.calibration import CalibrationError, summarize as summarize_calibration
+from annotation.studies import get_study
 from ibench_ui.timeline import HUMAN_LANE, is_model, timeline_html
 from scoring.live import score_responses
 
@@ -48,6 +52,8 @@ WHO = ("human", "model", "both")
 _RID = re.compile(r"^r_[0-9a-f]{12,32}$")
 ASR_HELP = ("Voice responses are off: no speech model. Start the app with --asr-model PATH "
             "(a local faster-whisper/CTranslate2 Whisper folder) or set $IBENCH_WHISPER_MODEL.")
+# what a study participant reads instead of the operator's instruction above
+ASR_PARTICIPANT = "Voice answers are not available here: press Respond, or type your answer."
 
 
 class SessionInputError(ValueError):
@@ -383,12 +389,40 @@ class SessionService:
         return {"timeline_html": timeline_html(rows, item.stream.duration, elem_id="", lanes=lanes(s)),
                 "n_rows": len(rows), "last_t": max((r.t for r in rows), default=0.0)}
 
+    def _asr_for(self, s: Session) -> dict:
+        """The speech-model state as this page may see it: a study participant never gets operator advice."""
+        st = self.asr.state()
+        if study_flow.is_study(self._flow(s)) and st["status"] == "error":
+            return {"status": "error", "message": ASR_PARTICIPANT, "detail": ""}
+        return st
+
+    def _flow(self, s: Session) -> dict:
+        """The session's settings with its study's (consent, completion code...) underneath."""
+        sid = (s.settings or {}).get("study_id")
+        study = get_study(self.ctx.store, sid) if sid else None
+        return study_flow.flow_settings(s, study.settings if study else None)
+
     def _state(self, s: Session, notice: str = "") -> dict:
-        base = {"ok": True, "notice": notice, "asr": self.asr.state(),
+        flow = self._flow(s)
+        study = study_flow.is_study(flow)
+        view = {k: v for k, v in (s.settings or {}).items() if k not in ("calibration", "session_code")}
+        if study:
+            view["countdown"] = flow.get("countdown", 3)
+        base = {"ok": True, "notice": notice, "asr": self._asr_for(s),
                 "session": {"id": s.id, "participant": s.participant, "benchmark": s.benchmark,
-                            "n_items": len(s.item_ids), "index": s.current_index, "settings": s.settings}}
+                            "n_items": len(s.item_ids), "index": s.current_index, "settings": view,
+                            "study": study}}
         if s.current_index >= len(s.item_ids):
+            if study:
+                if not study_flow.completion_code(flow):
+                    s = self._with_settings(s, session_code=study_flow.new_session_code())
+                    flow = self._flow(s)
+                return {**base, "done": True, "end_html": study_flow.end_html(s, flow, self._recap(s, flow)),
+                        "completion_code": study_flow.completion_code(flow)}
             return {**base, "done": True, "summary_html": self._summary_html(s)}
+        step = study_flow.pending_step(s, flow)
+        if step:
+            return {**base, "done": False, "step": step, **self._step_payload(s, flow, step)}
         item = self._dataset(s.benchmark).get(s.item_ids[s.current_index])
         if not playable(item):
             raise SessionInputError(f"No playable video for item {item.id} ({item.stream.video_path}).")
@@ -403,6 +437,57 @@ class SessionService:
     @staticmethod
     def _fail(exc: Exception) -> dict:
         return {"ok": False, "error": str(exc)}
+
+    # ---- study steps (consent, practice, calibration)
+    def _with_settings(self, s: Session, **patch) -> Session:
+        return dataclasses.replace(s, settings=self.ctx.store.update_session_settings(s.id, **patch))
+
+    def _step_payload(self, s: Session, flow: dict, step: str) -> dict:
+        if step == "consent":
+            return {"consent_html": study_flow.consent_html(flow.get("consent"))}
+        if step == "practice":
+            item = self._dataset(s.benchmark).get(flow["practice_item"])
+            req = item.request
+            return {"practice": {"id": item.id, "index": -1, "video_url": media_url(item.stream.video_path),
+                                 "duration": item.stream.duration, "kind": item.kind,
+                                 "request": {"text": req.text, "time": req.time, "modality": req.modality}}}
+        return {"calibration": {"n_visual": 4, "n_audio": 4}}
+
+    @_guarded
+    def study_step(self, req: dict) -> dict:
+        """The participant agreed to the consent text, or finished the practice item: record it, go on."""
+        try:
+            req = req if isinstance(req, dict) else {}
+            s = self._session(req.get("session_id"))
+            step = study_flow.pending_step(s, self._flow(s))
+            what = req.get("step")
+            if what not in ("consent", "practice") or what != step:
+                raise SessionInputError(f"This session is not at the {what!r} step.")
+            if what == "consent":
+                if req.get("agree") is not True:
+                    raise SessionInputError("Tick that you agree before continuing.")
+                s = self._with_settings(s, consented_at=time.time())
+            else:
+                s = self._with_settings(s, practice_done_at=time.time())
+            return self._state(s, notice=f"{what} done")
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
+
+    @_guarded
+    def calibrate(self, req: dict) -> dict:
+        """Store the participant's reaction-time calibration (median over valid cue trials) with the session."""
+        try:
+            req = req if isinstance(req, dict) else {}
+            s = self._session(req.get("session_id"))
+            if study_flow.pending_step(s, self._flow(s)) != "calibration":
+                raise SessionInputError("This session is not at the reaction test.")
+            cal = summarize_calibration(req.get("trials"))
+            s = self._with_settings(s, calibration=cal)
+            return {**self._state(s, notice="calibrated"), "calibration_median_s": cal["median_s"]}
+        except CalibrationError as exc:
+            return {"ok": False, "error": str(exc), "retry": True}
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
 
     # ---- server functions
     @_guarded
@@ -656,6 +741,23 @@ class SessionService:
             return self._fail(exc)
 
     @_guarded
+    def model_check(self, req: dict) -> dict:
+        """Before the stream starts: can the session's model be built and does its server answer?"""
+        try:
+            s = self._session((req if isinstance(req, dict) else {}).get("session_id"))
+            spec = model_of(s)
+            if not spec:
+                return {"ok": True, "ready": True, "reason": ""}
+            from ibench_ui.model_check import reach
+            try:
+                why = reach(self.hub.backend(spec))
+            except Exception as exc:  # a model that cannot load: said before Start, not 11 s after it
+                why = f"{type(exc).__name__}: {exc}"
+            return {"ok": True, "ready": not why, "reason": why}
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
+
+    @_guarded
     def model_stop(self, req: dict) -> dict:
         """The page is unloading: stop its model now rather than after the 3 s staleness rule."""
         return {"ok": True, "stopped": self.hub.stop(str((req or {}).get("page_id") or ""), "unload")}
@@ -680,6 +782,8 @@ class SessionService:
         return out
 
     def _result_html(self, item: Item, rows: list[Response], idx: int, n: int, s: Optional[Session] = None) -> str:
+        if s is not None and study_flow.is_study(self._flow(s)):
+            return self._study_result_html(item, rows, idx, n, s)
         if not reveals(s):  # a study shows targets and scores to its participants only if it says so
             tl = timeline_html(rows, item.stream.duration, elem_id="result-timeline",
                                lanes=lanes(s) if s is not None else ())
@@ -692,7 +796,9 @@ class SessionService:
             if err:
                 parts.append(f'{head}<p class="ib-error" id="{elem_id}-error">Could not score this item: {esc(err)}</p>')
             else:
-                parts.append(head + table_html(["measure", "value"],
+                parts.append(head + study_flow.plain_html(study_flow.plain_result(item, mine, _headline(res)),
+                                                          f"{elem_id}-plain")
+                             + table_html(["measure", "value"],
                                                [(k, _fmt(v)) for k, v in _headline(res).items()], elem_id))
         score = "".join(parts)
         if len(parts) > 1:
@@ -701,6 +807,30 @@ class SessionService:
                            lanes=lanes(s) if s is not None else ())
         return (f'<h3>Item {idx + 1} of {n} done: {esc(item.id)}</h3>'
                 f'<p class="ib-request-recap">{esc(item.request.text)}</p>{score}{tl}')
+
+    def _study_result_html(self, item: Item, rows: list[Response], idx: int, n: int, s: Session) -> str:
+        """A participant's item result: plain words about their own responses, only if the study shows results."""
+        head = f'<h3 id="item-done">Video {idx + 1} of {n} done.</h3>'
+        if not study_flow.shows_results(self._flow(s)):
+            return head + '<p id="item-saved">Your responses are saved.</p>'
+        mine = [r for r in rows if not is_model(r)]
+        res, err = self._score(item, mine)
+        if err:  # the lead sees the reason in the log; the participant is not shown a stack of jargon
+            return head + '<p id="item-saved">Your responses are saved; this result is worked out later.</p>'
+        return head + study_flow.plain_html(study_flow.plain_result(item, mine, _headline(res)))
+
+    def _recap(self, s: Session, flow: dict) -> list[str]:
+        """One line per item for the end screen of a study that shows results."""
+        if not study_flow.shows_results(flow):
+            return []
+        ds, out = self._dataset(s.benchmark), []
+        for i, iid in enumerate(s.item_ids):
+            mine = [r for r in self.ctx.store.responses(session_id=s.id, item_id=iid) if not is_model(r)]
+            res, err = self._score(ds.get(iid), mine) if iid in ds else (None, "missing")
+            words = " ".join(study_flow.plain_result(ds.get(iid), mine, _headline(res))) if not err and iid in ds \
+                else "Saved; the result is worked out later."
+            out.append(f"Video {i + 1}: {words}")
+        return out
 
     def _summary_html(self, s: Session) -> str:
         if not reveals(s):
@@ -779,13 +909,33 @@ def session_markup(ctx: AppContext, participant: bool = False) -> str:
   <span id="session-resume"></span>
  </form>
  <div id="session-message" role="alert" aria-live="assertive"></div>
+ <div id="study-step" class="ib-step" hidden>
+  <div id="study-consent" hidden>
+   <div id="consent-text" class="ib-consent"></div>
+   <label class="ib-agree"><input id="consent-agree" type="checkbox"> I have read this and agree to take part</label>
+   <button type="button" id="consent-btn" class="ib-primary">I agree, continue</button>
+  </div>
+  <div id="calibration" hidden>
+   <h3>Reaction test</h3>
+   <p>A few times the box below flashes or you hear a beep. Press <b>Space</b> (or click the box) as soon as
+      you notice it. This measures how quickly you react, so your answers can be timed fairly.</p>
+   <div id="cal-cue" class="ib-cal-cue" tabindex="0">wait…</div>
+   <div id="cal-progress" class="ib-status" aria-live="polite"></div>
+   <button type="button" id="cal-start-btn" class="ib-primary">Begin the reaction test</button>
+  </div>
+ </div>
+ <div id="study-done" hidden></div>
  <div id="session-player" hidden>
   <div id="session-header" class="ib-header"></div>
   <div class="ib-stage">
    <video id="stream-video" playsinline preload="auto" disablepictureinpicture
           controlslist="nodownload noplaybackrate noremoteplayback"></video>
+   <div id="model-state" class="ib-model-state" hidden></div>
+   <div id="model-caption" class="ib-caption" aria-live="polite" hidden></div>
    <div id="session-request" class="ib-request" aria-live="polite"></div>
+   <div id="countdown" class="ib-countdown" hidden></div>
    <button type="button" id="start-btn" class="ib-start">Start</button>
+   <div id="start-hint" class="ib-start-hint" role="status" hidden>Press Start to begin.</div>
   </div>
   <div class="ib-controls">
    <button type="button" id="respond-btn" class="ib-respond" disabled>Respond <small>(Space)</small></button>
@@ -802,6 +952,7 @@ def session_markup(ctx: AppContext, participant: bool = False) -> str:
    <div id="session-status" class="ib-status" aria-live="polite"></div>
   </div>
   <div id="model-status" class="ib-model-status" hidden></div>
+  <label id="tts-row" class="ib-tts" hidden><input id="tts-toggle" type="checkbox"> read the model's words aloud</label>
   <div id="session-timeline" class="ib-timeline-box"></div>
   <div id="item-result" class="ib-result" hidden></div>
   <button type="button" id="next-btn" class="ib-primary" hidden>Next item</button>
@@ -849,6 +1000,9 @@ def build_session(ctx: AppContext, service: Optional[SessionService] = None) -> 
     def asr_status(req): return gate("asr_status", req)
     def clock(req): return gate("clock", req)
     def model_stop(req): return gate("model_stop", req)
+    def study_step(req): return gate("study_step", req)
+    def calibrate(req): return gate("calibrate", req)
+    def model_check(req): return gate("model_check", req)
 
     async def wait_model(req):  # async: a waiting page holds no server thread
         if not isinstance(req, dict):
@@ -861,5 +1015,6 @@ def build_session(ctx: AppContext, service: Optional[SessionService] = None) -> 
     gr.HTML(session_markup(ctx), elem_id="session-root", padding=False,
             js_on_load="window.ibenchSession.mount(element, server);",
             server_functions=[open_session, item_sets, respond, speak, correct, finish_item, asr_status,
-                              clock, wait_model, model_stop])
+                              clock, wait_model, model_stop, study_step, calibrate,
+                              model_check])
     return svc

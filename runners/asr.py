@@ -118,23 +118,77 @@ def transcribe(source: AudioInput, model: Optional[str] = None, *, language: Opt
                       duration=getattr(info, "duration", None))
 
 
-def energy_onset(samples: np.ndarray, rate: int = 16000, threshold_db: float = -35.0,
-                 frame_s: float = 0.02, min_active_s: float = 0.06) -> Optional[float]:
-    """The first time the frame RMS stays above `threshold_db` (dBFS) for `min_active_s`; None if never."""
+def speech_regions(samples: np.ndarray, rate: int = 16000, threshold_db: float = -35.0, frame_s: float = 0.02,
+                   min_active_s: float = 0.06, merge_gap_s: float = 0.3) -> list[tuple[float, float]]:
+    """Where there is speech energy: runs of frames whose RMS is above `threshold_db` (dBFS) for at least
+    `min_active_s`, runs closer than `merge_gap_s` merged (the gaps between words). [(start, end)] seconds."""
     x = np.asarray(samples, dtype=np.float32).reshape(-1)
     n = max(1, int(rate * frame_s))
     frames = len(x) // n
     if frames == 0:
-        return None
+        return []
     rms = np.sqrt(np.mean(x[: frames * n].reshape(frames, n) ** 2, axis=1) + 1e-12)
-    active = 20 * np.log10(rms) > threshold_db
+    active = np.concatenate([[False], 20 * np.log10(rms) > threshold_db, [False]])
+    edges = np.flatnonzero(np.diff(active.astype(np.int8)))
     need = max(1, int(round(min_active_s / frame_s)))
-    run = 0
-    for i, a in enumerate(active):
-        run = run + 1 if a else 0
-        if run >= need:
-            return round((i - need + 1) * frame_s, 3)
-    return None
+    runs = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2]) if b - a >= need]
+    out: list[list[float]] = []
+    for a, b in runs:
+        s, e = a * frame_s, b * frame_s
+        if out and s - out[-1][1] < merge_gap_s:
+            out[-1][1] = e
+        else:
+            out.append([s, e])
+    return [(round(s, 3), round(e, 3)) for s, e in out]
+
+
+def energy_onset(samples: np.ndarray, rate: int = 16000, threshold_db: float = -35.0,
+                 frame_s: float = 0.02, min_active_s: float = 0.06) -> Optional[float]:
+    """The first time the frame RMS stays above `threshold_db` (dBFS) for `min_active_s`; None if never."""
+    regions = speech_regions(samples, rate, threshold_db, frame_s, min_active_s)
+    return regions[0][0] if regions else None
+
+
+def model_speech_regions(samples: np.ndarray, rate: int = 16000, below_peak_db: float = 45.0,
+                         floor_db: float = -60.0) -> list[tuple[float, float]]:
+    """Speech regions of synthesised (model) speech: the threshold follows the clip's own level (peak minus
+    `below_peak_db`, never under `floor_db`), so quiet fricatives at word edges count, in 10 ms frames."""
+    x = np.asarray(samples, dtype=np.float32).reshape(-1)
+    if not len(x):
+        return []
+    peak_db = 20 * np.log10(float(np.abs(x).max()) + 1e-12)
+    return speech_regions(x, rate, threshold_db=max(floor_db, peak_db - below_peak_db), frame_s=0.01)
+
+
+def snap_words_to_energy(words: Sequence[tuple[str, float, float]], regions: Sequence[tuple[float, float]],
+                         reach: float = 1.0) -> list[tuple[str, float, float]]:
+    """Word times corrected to the speech energy. Whisper's word starts run early into the silence before an
+    answer and the last word of an answer absorbs the silence after it; the energy says where speech is.
+    Each word goes to the speech region it overlaps most (or the nearest within `reach` s); the first word of a
+    region starts at the region's start, the last ends at its end, and every word is kept inside its region.
+    Words with no region near them keep their times."""
+    regions = list(regions)
+    placed: dict[int, list[int]] = {}
+    out = [(str(w), float(s), float(max(s, e))) for w, s, e in words]
+    for i, (_, s, e) in enumerate(out):
+        best, best_key = None, None
+        for k, (rs, re_) in enumerate(regions):
+            overlap = min(e, re_) - max(s, rs)
+            gap = max(rs - e, s - re_, 0.0)
+            key = (overlap > 0, overlap if overlap > 0 else -gap)
+            if (overlap > 0 or gap <= reach) and (best_key is None or key > best_key):
+                best, best_key = k, key
+        if best is not None:
+            placed.setdefault(best, []).append(i)
+    for k, idx in placed.items():
+        rs, re_ = regions[k]
+        idx.sort(key=lambda i: (out[i][1], out[i][2]))
+        for j, i in enumerate(idx):
+            w, s, e = out[i]
+            s = rs if j == 0 else min(max(s, rs), re_)
+            e = re_ if j == len(idx) - 1 else min(max(e, s), re_)
+            out[i] = (w, round(s, 3), round(max(s, e), 3))
+    return out
 
 
 def speech_onset(source: AudioInput, model: Optional[str] = None, *, method: str = "auto", rate: int = 16000,
@@ -191,9 +245,14 @@ def _chunk(words: list[dict]) -> dict:
 def transcribe_model_speech(wav: str | Path, model: Optional[str] = None, t0: float = 0.0,
                             language: Optional[str] = None, max_gap: float = 1.0) -> dict:
     """A model's spoken output (a WAV on the stream timeline, starting at `t0`) as the transcript chunks the
-    OmniInteract scorer reads, with word times as `aligned_words` so early/core splits work."""
-    tr = transcribe(wav, model=model, language=language)
-    return to_oi_transcript(tr.words, t0=t0, max_gap=max_gap)
+    OmniInteract scorer reads, with word times as `aligned_words` so early/core splits work. Transcribed with
+    VAD (no words invented in silence), word times corrected to the speech energy, chunks split at pauses."""
+    from runners.sampling import AudioSampler
+
+    samples = AudioSampler(str(wav), rate=16000).samples
+    tr = transcribe(samples, model=model, language=language, vad_filter=True)
+    words = snap_words_to_energy(tr.words, model_speech_regions(samples, 16000))
+    return to_oi_transcript(words, t0=t0, max_gap=max_gap)
 
 
 def transcribe_outputs(model_dir: str | Path, model: Optional[str] = None, language: Optional[str] = None,

@@ -65,6 +65,11 @@ def _export(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", help="output file or folder")
     p.add_argument("--data", help="dataset folder (default: the session's, or the embedded demo)")
     p.add_argument("--session", help="responses: one session id (default: every session)")
+    p.add_argument("--study", help="responses: every participant session of one study, each with its "
+                                   "reaction-time calibration (calibration_s)")
+    p.add_argument("--calibration-shift", dest="calibration_shift", action="store_true",
+                   help="responses: move each participant's times back by their measured reaction time "
+                        "(jsonl: t_shifted; native: the predictions that get scored)")
     p.add_argument("--human-reference", action="store_true",
                    help="responses, InteractionBench: apply the paper's human-reference shift to A-type answers")
     p.add_argument("--benchmark", choices=BENCHMARKS, help="verified/dataset: which benchmark")
@@ -78,7 +83,8 @@ def _export(p: argparse.ArgumentParser) -> None:
                 raise ValueError("export responses writes jsonl or native")
             from runners.export import export_responses
             return export_responses(a.db, session=a.session, fmt=a.format or "jsonl", out=a.out, data=a.data,
-                                    human_reference=a.human_reference)
+                                    human_reference=a.human_reference, study=a.study,
+                                    calibration_shift=a.calibration_shift)
         from runners.cli_annotation import export_dataset
         return export_dataset(a)
     p.set_defaults(run=run)
@@ -99,6 +105,12 @@ def _run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, help="only the first N items")
     p.add_argument("--items", help="file with one item id per line (a split)")
     p.add_argument("--concurrency", type=int, default=1, help="items in flight at once (HTTP backends)")
+    p.add_argument("--timing", choices=("decision", "arrival"), default="decision",
+                   help="decision: a reply counts at its tick (the published protocol); arrival: at tick + the "
+                        "model's latency, ticks that come due during a call are skipped (as live)")
+    p.add_argument("--on-error", dest="on_error", choices=("exclude", "silence", "fail"), default="exclude",
+                   help="items with failed model calls: exclude (left out and counted), silence (scored as "
+                        "silent), fail (no score; resume to retry)")
     p.add_argument("--judge", help="content judge spec for scoring (default: the benchmark's reference judge)")
     p.add_argument("--db", default="ibench.sqlite")
     p.add_argument("--out", help="folder for report.json and the native prediction files")
@@ -164,3 +176,4 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 1
 import runners.cli_annotation  # noqa: E402,F401
 import runners.cli_report  # noqa: E402,F401
+import runners.cli_study  # noqa: E402,F401

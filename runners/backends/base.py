@@ -26,6 +26,7 @@ class Backend:
     """Base class. `supports_audio` says whether audio parts of a Decision are sent to the model."""
     name = "backend"
     supports_audio = False
+    on_wait = None  # optional (seconds, message) hook a backend calls before waiting to retry
 
     def respond(self, decision: Decision) -> Reply:
         raise NotImplementedError

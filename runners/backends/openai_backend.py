@@ -10,7 +10,9 @@ import os
 import random
 import threading
 import time
-from typing import Any, Optional
+from dataclasses import replace
+from email.utils import parsedate_to_datetime
+from typing import Any, Callable, Optional
 
 from runners.backends.base import (Backend, BackendFailure, Reply, jpeg_data_url, missing_dependency,
                                    wav_base64)
@@ -32,13 +34,16 @@ def _shared_semaphore(base_url: str, limit: int) -> threading.BoundedSemaphore:
 
 
 class OpenAIBackend(Backend):
-    """`openai:<model>@<base_url>`. Retries 5xx, 429, timeouts and connection errors with exponential
-    backoff; 4xx other than 429 fail at once; malformed replies become an empty Reply with `error`."""
+    """`openai:<model>@<base_url>`. Retries 5xx, 429, timeouts, connection errors and malformed bodies with
+    exponential backoff (a 429's Retry-After is honoured, capped at `max_retry_after`); other 4xx fail at once.
+    A call that still fails raises BackendFailure (kind http_<status> | timeout | connection), or returns an
+    empty Reply with `error` (kind malformed); either way it is a failed call, never a silent reply."""
 
     def __init__(self, model: str, base_url: Optional[str] = None, *, api_key_env: str = "OPENAI_API_KEY",
                  timeout: float = 60.0, retries: int = 3, backoff: float = 0.5, concurrency: int = 4,
                  max_tokens: Optional[int] = None, temperature: float = 0.0, audio: bool = False,
-                 jpeg_quality: int = 85, extra_body: Optional[dict] = None, native_tools: bool = False):
+                 jpeg_quality: int = 85, extra_body: Optional[dict] = None, native_tools: bool = False,
+                 max_retry_after: float = 120.0):
         if not model:
             raise ValueError("openai backend: a model name is required (openai:<model>@<base_url>)")
         self.model = model
@@ -53,6 +58,9 @@ class OpenAIBackend(Backend):
         self.jpeg_quality = jpeg_quality
         self.extra_body = extra_body
         self.native_tools = native_tools
+        self.max_retry_after = float(max_retry_after)
+        # called with (seconds, message) before every retry wait, so progress can say why it stands still
+        self.on_wait: Optional[Callable[[float, str], None]] = None
         self.name = f"openai:{model}@{self.base_url or 'default'}"
         self._sem = _shared_semaphore(self.base_url or "default", max(1, int(concurrency)))
         self._client = None
@@ -110,31 +118,48 @@ class OpenAIBackend(Backend):
                 "name": t["name"], "description": t.get("description", ""),
                 "parameters": t.get("parameters") or {"type": "object", "properties": {}}}} for t in decision.tools]
         started = time.perf_counter()
-        last: Optional[Exception] = None
+        last, kind, delay_hint = "", "backend", None
         for attempt in range(self.retries + 1):
             try:
                 with self._sem:
                     resp = client.chat.completions.create(**kwargs)
-                return self._reply(resp, time.perf_counter() - started)
-            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                last = exc
-            except openai.RateLimitError as exc:
-                last = exc
+                reply = self._reply(resp, time.perf_counter() - started)
+                if reply.error is None:
+                    return replace(reply, attempts=attempt + 1)
+                last, kind, delay_hint = reply.error, "malformed", None  # a garbled body is worth another try
+            except openai.APITimeoutError as exc:
+                last, kind, delay_hint = _short(exc), "timeout", None
+            except openai.APIConnectionError as exc:
+                last, kind, delay_hint = _short(exc), "connection", None
             except openai.APIStatusError as exc:
-                if exc.status_code < 500:
-                    raise BackendFailure(f"{self.name}: HTTP {exc.status_code} ({_short(exc)})") from None
-                last = exc
+                last, kind = f"HTTP {exc.status_code} ({_short(exc)})", f"http_{exc.status_code}"
+                if exc.status_code < 500 and exc.status_code != 429:
+                    raise BackendFailure(f"{self.name}: {last}", kind=kind, attempts=attempt + 1) from None
+                delay_hint = retry_after(exc.response)
             except openai.APIResponseValidationError as exc:
-                return Reply("", time.perf_counter() - started, None, f"malformed reply: {_short(exc)}")
+                last, kind, delay_hint = f"malformed reply: {_short(exc)}", "malformed", None
             except (ValueError, json.JSONDecodeError) as exc:
-                return Reply("", time.perf_counter() - started, None, f"malformed reply: {_short(exc)}")
+                last, kind, delay_hint = f"malformed reply: {_short(exc)}", "malformed", None
             if attempt < self.retries:
-                delay = self.backoff * (2 ** attempt) * (0.75 + 0.5 * random.random())
-                log.info("%s: attempt %d failed (%s); retrying in %.2fs", self.name, attempt + 1,
-                         type(last).__name__, delay)
+                if delay_hint is not None:
+                    delay, why = min(delay_hint, self.max_retry_after), "Retry-After"
+                else:
+                    delay, why = self.backoff * (2 ** attempt) * (0.75 + 0.5 * random.random()), "backoff"
+                log.info("%s: attempt %d failed (%s); retrying in %.2fs", self.name, attempt + 1, kind, delay)
+                self._notify_wait(delay, f"{kind}: waiting {delay:.1f} s ({why}) before attempt {attempt + 2}")
                 time.sleep(delay)
-        raise BackendFailure(f"{self.name}: failed after {self.retries + 1} attempts: "
-                             f"{type(last).__name__}: {_short(last)}")
+        if kind == "malformed":  # every attempt came back garbled: a failed call, counted as such
+            return Reply("", time.perf_counter() - started, None, last, self.retries + 1, "malformed")
+        raise BackendFailure(f"{self.name}: failed after {self.retries + 1} attempts: {last}", kind=kind,
+                             attempts=self.retries + 1)
+
+    def _notify_wait(self, seconds: float, message: str) -> None:
+        hook = self.on_wait
+        if hook is not None:
+            try:
+                hook(seconds, message)
+            except Exception:  # a progress display never breaks a call
+                log.debug("on_wait hook failed", exc_info=True)
 
     def _reply(self, resp: Any, latency: float) -> Reply:
         """Text from a completion; anything that is not a well-formed completion is a malformed reply."""
@@ -167,6 +192,24 @@ class OpenAIBackend(Backend):
                 except Exception:
                     pass
                 self._client = None
+
+
+def retry_after(response: Any) -> Optional[float]:
+    """Seconds a server asked us to wait: `retry-after-ms`, `retry-after` as seconds or as an HTTP date."""
+    headers = getattr(response, "headers", None) or {}
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(0.0, float(ms) / 1000.0)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
 
 
 def _short(exc: Optional[Exception], n: int = 200) -> str:

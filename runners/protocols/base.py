@@ -8,13 +8,14 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from annotation.model import Item
-from runners.parsing import parse_decision
+from runners.parsing import follows_format, parse_decision
 from runners.sampling import AudioSampler, Frame, FrameSampler, sample_stamps
 
 EMPTY_REPLY = ""
@@ -93,11 +94,50 @@ class Decision:
 
 @dataclass(frozen=True)
 class Reply:
-    """A backend's answer to one Decision: its text, wall latency and the raw payload."""
+    """A backend's answer to one Decision: its text, wall latency and the raw payload. A reply with `error`
+    (e.g. a malformed body) is a failed call: missing data, never silence."""
     text: str
     latency_s: float
     raw: Any = None
     error: Optional[str] = None
+    attempts: int = 1
+    error_kind: Optional[str] = None  # http_<status> | timeout | connection | malformed | backend
+
+
+@dataclass
+class CallRecord:
+    """One tick of an item: the call made (or why none was), what came back and how it was read. Stored
+    as a `run_calls` row; resume replays the ok ones instead of calling again."""
+    t: float
+    status: str  # ok | error | skipped
+    error_kind: Optional[str] = None
+    attempts: int = 0
+    latency_s: Optional[float] = None
+    prompt: str = ""
+    raw_reply: str = ""
+    decision: Optional[str] = None  # speak | silent | tool_call | offline (parsed from the reply)
+    text: str = ""
+    compliant: Optional[bool] = None  # the reply followed the protocol's format (ok calls only)
+    frame_times: tuple[float, ...] = ()
+    audio_span: Optional[tuple[float, float]] = None
+    reused: bool = False  # replayed from an earlier attempt (not stored again)
+
+    def store_fields(self) -> dict:
+        """Keyword arguments for Store.add_run_call."""
+        return {"status": self.status, "error_kind": self.error_kind, "attempts": self.attempts,
+                "latency_s": None if self.latency_s is None else round(self.latency_s, 4), "prompt": self.prompt,
+                "raw_reply": self.raw_reply, "decision": self.decision, "text": self.text,
+                "compliant": self.compliant, "frame_times": self.frame_times, "audio_span": self.audio_span}
+
+    @classmethod
+    def from_row(cls, row: dict) -> "CallRecord":
+        span = row.get("audio_span")
+        return cls(t=float(row["t"]), status=row["status"], error_kind=row.get("error_kind"),
+                   attempts=int(row.get("attempts") or 0), latency_s=row.get("latency_s"),
+                   prompt=row.get("prompt") or "", raw_reply=row.get("raw_reply") or "",
+                   decision=row.get("decision"), text=row.get("text") or "",
+                   compliant=None if row.get("compliant") is None else bool(row["compliant"]),
+                   frame_times=tuple(row.get("frame_times") or ()), audio_span=tuple(span) if span else None)
 
 
 @dataclass(frozen=True)
@@ -128,6 +168,20 @@ class Trace:
     cancelled: bool = False
     shown: list[tuple[float, tuple[float, ...], tuple[float, ...]]] = field(default_factory=list)
     hindsight: bool = False  # offline protocol: the model saw the whole video
+    timing: str = "decision"  # decision: responses count at the tick; arrival: at tick + latency
+    calls: list[CallRecord] = field(default_factory=list)  # one per tick reached (ok, error or skipped)
+    n_reused: int = 0  # calls replayed from an earlier attempt at this item (resume)
+
+    def errors_by_kind(self) -> dict[str, int]:
+        return dict(Counter(c.error_kind or "error" for c in self.calls if c.status == "error"))
+
+    @property
+    def n_retries(self) -> int:
+        return sum(max(0, c.attempts - 1) for c in self.calls if c.status != "skipped")
+
+    @property
+    def n_compliant(self) -> int:
+        return sum(1 for c in self.calls if c.status == "ok" and c.compliant)
 
     def to_interactionbench(self, video_id: str, item_index: int, model: Optional[str] = None,
                             run: Optional[str] = None) -> dict:
@@ -354,29 +408,75 @@ def audio_in(messages: list[dict]) -> list[AudioChunk]:
 
 
 class BackendFailure(RuntimeError):
-    """Raised by backends when a poll failed after retries (transport, server or timeout)."""
+    """Raised by backends when a poll failed after retries (transport, server or timeout). `kind` names the
+    failure for the run's counts (http_500, http_429, timeout, connection, malformed, backend)."""
+
+    def __init__(self, message: str, kind: str = "backend", attempts: int = 1):
+        super().__init__(message)
+        self.kind = kind
+        self.attempts = attempts
+
+
+TIMINGS = ("decision", "arrival")
+
+
+def _decision_label(expects: str, emissions: list[Emission]) -> str:
+    if expects == "offline":
+        return "offline"
+    if any(e.kind == "tool_call" for e in emissions):
+        return "tool_call"
+    return "speak" if emissions else "silent"
+
+
+def _arrive(e: Emission, arrival: float) -> Emission:
+    """An emission re-stamped at the time its reply arrived (arrival timing); the tick stays in meta."""
+    meta = {**e.meta, "decision_t": e.t}
+    if "second" in e.meta:  # per-second protocols: the first decision second at or after the arrival
+        meta["second"] = max(int(e.meta["second"]), math.ceil(round(arrival, 6)))
+    return replace(e, t=round_t(arrival), meta=meta)
 
 
 def drive(item: Item, protocol: Protocol, backend, *, media: Optional[Media] = None,
           on_emission: Optional[Callable[[Emission], None]] = None,
           on_decision: Optional[Callable[[Decision], None]] = None,
+          on_call: Optional[Callable[[CallRecord], None]] = None,
           clock=None, cancel: Optional[threading.Event] = None, skip_late: bool = True,
-          max_consecutive_errors: int = 3) -> Trace:
-    """Ask `backend` at every tick of `protocol` for `item`; return the timed emissions.
+          max_consecutive_errors: Optional[int] = 3, timing: str = "decision",
+          reuse: Optional[dict[float, CallRecord]] = None) -> Trace:
+    """Ask `backend` at every tick of `protocol` for `item`; return the timed emissions and a CallRecord
+    per tick (`on_call` sees each as soon as it is known, so a caller can store it durably).
 
-    With a live `clock` (runners.clock.MediaClock) each decision waits until media time reaches the
-    tick, and ticks the model fell more than one interval behind on are skipped (`skip_late`)."""
+    timing="decision": a reply counts at its tick (the benchmarks' published protocol). timing="arrival": it
+    counts at tick + latency, and ticks that come due while a call is in flight are skipped (`status` skipped),
+    as a live model experiences them (batch and live apply the same rule to the measured latency, so they
+    agree). With a live `clock` (runners.clock.MediaClock) each decision waits for media time to reach the
+    tick, and ticks the page has run more than one interval past (a seek, a stall) are skipped (`skip_late`). `reuse` maps ticks to
+    ok CallRecords of an earlier attempt: those replies are replayed (with their latency) instead of asked."""
+    if timing not in TIMINGS:
+        raise ValueError(f"timing must be one of {TIMINGS}, got {timing!r}")
     own_media = media is None
     media = media or Media.for_item(item, protocol.config)
     trace = Trace(item_id=item.id, protocol=protocol.name, backend=getattr(backend, "name", type(backend).__name__),
-                  hindsight=protocol.name == "offline")
+                  hindsight=protocol.name == "offline", timing=timing)
+    reuse = reuse or {}
     errors_in_row = 0
+    busy_until = -math.inf  # arrival timing: media time the call in flight comes back at
+
+    def record(call: CallRecord) -> None:
+        trace.calls.append(call)
+        if on_call is not None:
+            on_call(call)
+
     try:
         state = protocol.start(item, media)
         for t in protocol.ticks(item, media):
             if cancel is not None and cancel.is_set():
                 trace.cancelled = True
                 break
+            if timing == "arrival" and t < busy_until - 1e-9:
+                trace.skipped_ticks += 1
+                record(CallRecord(t=t, status="skipped"))
+                continue
             if clock is not None:
                 from runners.clock import ClockStale
 
@@ -385,8 +485,9 @@ def drive(item: Item, protocol: Protocol, backend, *, media: Optional[Media] = N
                 except ClockStale as exc:
                     trace.failed = str(exc)
                     break
-                if skip_late and now - t > protocol.config.interval:
+                if skip_late and now - t > protocol.config.interval:  # the page is ahead (a seek, a stall)
                     trace.skipped_ticks += 1
+                    record(CallRecord(t=t, status="skipped"))
                     continue
             decision = protocol.decide(state, t)
             trace.shown.append((decision.t, tuple(f.t for f in decision.frames),
@@ -394,25 +495,46 @@ def drive(item: Item, protocol: Protocol, backend, *, media: Optional[Media] = N
             if on_decision is not None:
                 on_decision(decision)
             trace.n_polls += 1
+            call = CallRecord(t=t, status="ok", prompt=decision.prompt,
+                              frame_times=tuple(round(f.t, 6) for f in decision.frames),
+                              audio_span=(min(a.t0 for a in decision.audio), max(a.t1 for a in decision.audio))
+                              if decision.audio else None)
+            old = reuse.get(round(float(t), 6))
             started = time.perf_counter()
-            try:
-                reply = backend.respond(decision)
-            except BackendFailure as exc:
-                trace.poll_latencies.append(time.perf_counter() - started)
-                trace.n_errors += 1
-                errors_in_row += 1
-                protocol.absorb(state, decision, Reply("", time.perf_counter() - started, None, str(exc)))
-                if errors_in_row >= max_consecutive_errors:
-                    trace.failed = f"{errors_in_row} failed polls in a row; last: {exc}"
-                    break
-                continue
-            if not isinstance(reply, Reply):
-                reply = Reply(str(reply or ""), time.perf_counter() - started)
-            errors_in_row = 0 if reply.error is None else errors_in_row
+            if old is not None and old.status == "ok":
+                reply = Reply(old.raw_reply, float(old.latency_s or 0.0), None, None, old.attempts)
+                trace.n_reused += 1
+                call.reused = True
+            else:
+                try:
+                    reply = backend.respond(decision)
+                except BackendFailure as exc:
+                    reply = Reply("", time.perf_counter() - started, None, str(exc),
+                                  getattr(exc, "attempts", 1), getattr(exc, "kind", "backend"))
+                if not isinstance(reply, Reply):
+                    reply = Reply(str(reply or ""), time.perf_counter() - started)
+            call.attempts, call.latency_s = reply.attempts, reply.latency_s
+            trace.poll_latencies.append(reply.latency_s)
+            arrival = busy_until = t + reply.latency_s
+            emissions = protocol.absorb(state, decision, reply)
             if reply.error is not None:
                 trace.n_errors += 1
-            trace.poll_latencies.append(reply.latency_s)
-            for e in protocol.absorb(state, decision, reply):
+                errors_in_row += 1
+                call.status, call.error_kind = "error", reply.error_kind or "malformed"
+                call.raw_reply = reply.text or reply.error
+                record(call)
+                if max_consecutive_errors and errors_in_row >= max_consecutive_errors:
+                    trace.failed = f"{errors_in_row} failed polls in a row; last: {reply.error}"
+                    break
+                continue
+            errors_in_row = 0
+            if timing == "arrival" and not trace.hindsight:
+                emissions = [_arrive(e, arrival) for e in emissions]
+            call.raw_reply, call.compliant = reply.text or "", follows_format(decision.expects, reply.text)
+            call.decision = _decision_label(decision.expects, emissions)
+            call.text = " | ".join(e.content for e in emissions)
+            record(call)
+            for e in emissions:
                 trace.emissions.append(e)
                 if on_emission is not None:
                     on_emission(e)
