@@ -21,7 +21,9 @@ def server(tmp_path_factory):
     st = Store(db)
     auth.create_user(st, "root", "admin", "root-password")
     auth.create_user(st, "ann", "annotator", "ann-password")
-    study, tokens = studies.create_study(st, IB, list(ITEMS), ITEMS, {"completion_code": "C0DE-42"})
+    study, tokens = studies.create_study(st, IB, list(ITEMS), ITEMS, {"completion_code": "C0DE-42", "calibrate": False})
+    for s in st.sessions():  # these tests are about the items, so the consent step (issue 14's flow) is done
+        st.update_session_settings(s.id, consented_at=1.0)
     st.close()
     marker_dir = d / "marker"
     marker_dir.mkdir()
