@@ -87,7 +87,7 @@ class _TooLarge(Exception):
 def build_host(ctx: AppContext) -> FastAPI:
     """The FastAPI app with the media route, the participant app and the studio mounted."""
     from ibench_ui.app import CSS, build_app, page_head
-    from ibench_ui.participant import build_participant_app
+    from ibench_ui.participant import PARTICIPANT_CSS, build_participant_app
     from ibench_ui.runs import RUNS_CSS
 
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
@@ -102,7 +102,7 @@ def build_host(ctx: AppContext) -> FastAPI:
 
     participant = build_participant_app(ctx)
     participant.queue(default_concurrency_limit=16)
-    gr.mount_gradio_app(app, participant, path=STUDY_MOUNT, css=CSS, head=page_head(), footer_links=[],
+    gr.mount_gradio_app(app, participant, path=STUDY_MOUNT, css=CSS + PARTICIPANT_CSS, head=page_head(), footer_links=[],
                         show_error=True)
     studio = build_app(ctx)
     studio.queue(default_concurrency_limit=16)

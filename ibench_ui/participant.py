@@ -14,6 +14,8 @@ from annotation.studies import resolve_token
 from ibench_ui.context import AppContext
 from ibench_ui.session import SessionService, session_markup
 
+# the page scrolls "Next" into view after an item; keep it clear of the viewport's edge (sub-pixel layout)
+PARTICIPANT_CSS = "#next-btn { scroll-margin-bottom: 12px; }\n"
 BAD_LINK = ("This study link is not valid or has been closed. Check that you opened the whole link; "
             "if it still fails, contact the study's organiser.")
 

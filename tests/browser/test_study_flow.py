@@ -30,13 +30,15 @@ def probed(browser):
     ctx.close()
 
 
-def make_study_session(db, participant: str, **settings) -> str:
-    """A one-participant study through annotation.studies (what `study create` writes); its session id."""
+def make_study_session(db, participant: str, **settings) -> tuple[str, str]:
+    """A one-participant study through annotation.studies (what `study create` writes): its session id and
+    the participant's link path (study sessions open only through their link, issue 10)."""
+    from annotation.studies import participant_url
     st = Store(db)
     try:
         _, tokens = create_study(st, "interactionbench", [participant], ITEMS,
                                  {"practice_item": PRACTICE, "show_results": True, "consent": CONSENT, **settings})
-        return resolve_token(st, tokens[participant]).session_id
+        return resolve_token(st, tokens[participant]).session_id, participant_url("", tokens[participant])
     finally:
         st.close()
 
@@ -72,8 +74,8 @@ def fast_forward(page) -> None:
 
 def test_study_link_consent_practice_calibration_items_code(app_server, probed):
     page = probed
-    sid = make_study_session(app_server.db, "P-flow", completion_code="C0DE-123")
-    page.goto(f"{app_server.url}/?session={sid}")
+    sid, link = make_study_session(app_server.db, "P-flow", completion_code="C0DE-123")
+    page.goto(f"{app_server.url}{link}")
 
     # consent: the study's Markdown, its raw HTML shown as text and never run
     page.wait_for_selector("#study-consent:not([hidden]) #consent-text h1", timeout=60000)
@@ -166,9 +168,9 @@ def test_operator_messages_and_keys_stay_out_of_a_study(app_server, probed):
     text the default instructions show; results stay hidden unless the study shows them; a session
     code is drawn when the study has none."""
     page = probed
-    sid = make_study_session(app_server.db, "P-quiet", show_results=False, consent="", practice_item=None,
+    sid, link = make_study_session(app_server.db, "P-quiet", show_results=False, consent="", practice_item=None,
                              calibrate=False, countdown=0)
-    page.goto(f"{app_server.url}/?session={sid}")
+    page.goto(f"{app_server.url}{link}")
     page.wait_for_selector("#study-consent:not([hidden]) #consent-text h2", timeout=60000)
     assert "Instructions" in page.inner_text("#consent-text")
     page.check("#consent-agree")
