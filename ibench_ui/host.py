@@ -103,11 +103,11 @@ def build_host(ctx: AppContext) -> FastAPI:
     participant = build_participant_app(ctx)
     participant.queue(default_concurrency_limit=16)
     gr.mount_gradio_app(app, participant, path=STUDY_MOUNT, css=CSS + PARTICIPANT_CSS, head=page_head(), footer_links=[],
-                        show_error=True)
+                        show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
     studio = build_app(ctx)
     studio.queue(default_concurrency_limit=16)
     gr.mount_gradio_app(app, studio, path="", css=CSS + RUNS_CSS, head=page_head(), footer_links=["api"],
-                        show_error=True)
+                        show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
     app.add_middleware(Guard)
     return app
 
