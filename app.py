@@ -15,6 +15,9 @@ def _serve(argv: list[str]) -> int:
     for b in ("interactionbench", "omniinteract", "proactivebench", "interactscope"):
         parser.add_argument(f"--{b}", metavar="DIR", help=f"{b} dataset folder (default: the embedded demo)")
     parser.add_argument("--asr-model", default=None, help="faster-whisper model: a local folder or a model name")
+    parser.add_argument("--models", metavar="FILE", default=None,
+                        help="TOML model registry (name -> spec, allowed base URLs and key variables): the only "
+                             "models the browser can choose, by name (default: the built-in baselines)")
     args = parser.parse_args(argv)
     from runners.cli_errors import CliError
     try:  # the same checks as the verbs: one error line, before anything is created
@@ -30,13 +33,19 @@ def _serve(argv: list[str]) -> int:
     from annotation.store import Store
     from ibench_ui.app import serve
     from ibench_ui.context import AppContext
+    from ibench_ui.models import ModelRegistry
+
+    try:
+        models = ModelRegistry.load(args.models) if args.models else ModelRegistry.default()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
     dirs = {b: getattr(args, b) for b in ("interactionbench", "omniinteract", "proactivebench", "interactscope")
             if getattr(args, b)}
     ctx = AppContext(store=Store(args.db), data_dirs={k: Path(v) for k, v in dirs.items()},
-                     asr_model=args.asr_model)
-    serve(ctx, host=args.host, port=args.port)
-    return 0
+                     asr_model=args.asr_model, models=models)
+    return serve(ctx, host=args.host, port=args.port)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -105,6 +105,7 @@ class Run:
     created: float = 0.0
     finished: Optional[float] = None
     report: Optional[dict] = None
+    error: str = ""  # why a failed run failed, kept with it
 
 
 @dataclass(frozen=True)

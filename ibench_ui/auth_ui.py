@@ -47,7 +47,9 @@ def build_annotation_tabs(ctx: AppContext, token: Optional[gr.State] = None) -> 
         except PermissionError as exc:
             return "", f'<div id="signin-status">{error_html(exc)}</div>', ""
         u = auth.user_for(ctx.store, tok)
-        return tok, (f'<div id="signin-status" data-user="{esc(u.name)}" data-role="{esc(u.role)}">Signed in as '
+        # data-token: the page's Session tab sends it with each server function (they have no gr.State input)
+        return tok, (f'<div id="signin-status" data-user="{esc(u.name)}" data-role="{esc(u.role)}" '
+                     f'data-token="{esc(tok)}">Signed in as '
                      f'<b>{esc(u.name)}</b> ({esc(u.role)}).</div>'), ""
 
     def do_signout(tok: str):

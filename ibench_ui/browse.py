@@ -1,6 +1,8 @@
 """Browse tab: pick benchmark -> item, play its stream, list its request and targets with times."""
 from __future__ import annotations
 
+from typing import Optional
+
 import gradio as gr
 
 from ibench_ui.context import AppContext, find_item
@@ -32,20 +34,20 @@ def _details_html(ctx: AppContext, token: str, item) -> str:
             'or admin (Annotation tab) to see them.</p>')
 
 
-def build_browse(ctx: AppContext, token: gr.State) -> None:
-    """Lay out the Browse tab inside the current Blocks context."""
+def build_browse(ctx: AppContext, token: gr.State, demo: Optional[gr.Blocks] = None) -> None:
+    """Lay out the Browse tab inside the current Blocks context. The page's first content comes from a load
+    event (role-checked), never from the initial values, which anyone can read in /config."""
     first = ctx.benchmarks()[0]
     choices = _item_choices(ctx, first)
     with gr.Row():
         bench = gr.Dropdown(ctx.benchmarks(), value=first, label="Benchmark", elem_id="browse-benchmark")
         item = gr.Dropdown(choices, value=choices[0][1] if choices else None, label="Item", elem_id="browse-item")
-    first_item = find_item(ctx, first, choices[0][1]) if choices else None
     with gr.Row():
         with gr.Column(scale=3):
-            player = gr.HTML(video_html(first_item, role="browse"), elem_id="browse-player", js_on_load=None)
+            player = gr.HTML(video_html(None), elem_id="browse-player", js_on_load=None)
         with gr.Column(scale=2):
-            details = gr.HTML(_details_html(ctx, "", first_item), elem_id="browse-details", js_on_load=None)
-    problems = gr.HTML(_problems_html(ctx, first), elem_id="browse-problems", js_on_load=None)
+            details = gr.HTML("", elem_id="browse-details", js_on_load=None)
+    problems = gr.HTML("", elem_id="browse-problems", js_on_load=None)
 
     def on_bench(b: str, tok: str):
         ch = _item_choices(ctx, b)
@@ -60,14 +62,23 @@ def build_browse(ctx: AppContext, token: gr.State) -> None:
             return video_html(None), f"<p>No item {esc(item_id)} in {esc(b)}.</p>"
         return video_html(it, role="browse"), _details_html(ctx, tok, it)
 
+    def on_load(b: str, item_id: str, tok: str):
+        b = b if b in ctx.benchmarks() else first
+        v, d = on_item(b, item_id, tok)
+        return v, d, _problems_html(ctx, b)
+
     bench.change(on_bench, [bench, token], [item, player, details, problems])
     item.change(on_item, [bench, item, token], [player, details])
+    if demo is not None:
+        demo.load(on_load, [bench, item, token], [player, details, problems], api_visibility="private",
+                  show_progress="hidden")
 
 
 def _problems_html(ctx: AppContext, benchmark: str) -> str:
     ds = ctx.dataset(benchmark)
     if not ds.problems:
-        return f'<p class="ib-ok">{len(ds)} items, no problems found in {esc(ds.root)}.</p>'
+        return f'<p class="ib-ok">{len(ds)} items, no problems found in {esc(benchmark)}.</p>'
     lis = "".join(f"<li>{esc(p)}</li>" for p in ds.problems[:50])
     more = f"<li>… {len(ds.problems) - 50} more</li>" if len(ds.problems) > 50 else ""
-    return f"<details><summary>{len(ds.problems)} problem(s) in {esc(ds.root)}</summary><ul>{lis}{more}</ul></details>"
+    # no absolute path leaves the server: problems name the benchmark (the CLI `validate` prints full paths)
+    return f"<details><summary>{len(ds.problems)} problem(s) in {esc(benchmark)}</summary><ul>{lis}{more}</ul></details>"

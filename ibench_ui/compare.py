@@ -112,15 +112,18 @@ def export_timeline(ctx: AppContext, benchmark: str, item_id: Optional[str], key
     return [str(timeline_png(item, lanes, stem.with_suffix(".png"))), str(html)]
 
 
-def build_compare(ctx: AppContext, demo: Optional[gr.Blocks] = None, tabs: Optional[gr.Tabs] = None) -> None:
-    """Lay out the Compare tab; with `demo` and `tabs`, a ?view=compare link opens and fills it."""
+def build_compare(ctx: AppContext, demo: Optional[gr.Blocks] = None, tabs: Optional[gr.Tabs] = None,
+                  token: Optional[gr.State] = None) -> None:
+    """Lay out the Compare tab; with `demo` and `tabs`, a ?view=compare link opens and fills it. Responders,
+    windows and reference text come only from role-checked events (the studio guards this tab for
+    reviewers and admins), never from initial values, which anyone can read in /config."""
     first = ctx.benchmarks()[0]
-    item0, keys0 = default_selection(ctx, first)
+    item0, keys0 = None, []
     with gr.Row():
         bench = gr.Dropdown(ctx.benchmarks(), value=first, label="Benchmark", elem_id="compare-benchmark")
-        item = gr.Dropdown(item_choices(ctx, first), value=item0, label="Item", elem_id="compare-item")
+        item = gr.Dropdown([], value=item0, label="Item", elem_id="compare-item")
         refresh = gr.Button("Refresh", elem_id="compare-refresh", scale=0)
-    who = gr.CheckboxGroup(responder_choices(ctx, first), value=keys0, label="Responders (participants, model runs, live models)",
+    who = gr.CheckboxGroup([], value=keys0, label="Responders (participants, model runs, live models)",
                            elem_id="compare-responders")
     video0, fig0, lanes0 = render(ctx, first, item0, keys0)
     with gr.Row():

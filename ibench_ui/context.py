@@ -7,10 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from annotation import auth
 from annotation.dataset import Dataset
 from annotation.loaders import demo_dir, load
 from annotation.model import BENCHMARKS, Item
 from annotation.store import Store
+from ibench_ui.models import ModelRegistry
+
+LOCAL_USER = auth.User("local", "admin")
 
 
 @dataclass
@@ -19,6 +23,8 @@ class AppContext:
     store: Store
     data_dirs: dict[str, Path] = field(default_factory=dict)
     asr_model: Optional[str] = None
+    models: ModelRegistry = field(default_factory=ModelRegistry.default)
+    loopback: bool = True  # bound to 127.0.0.1 only (serve sets it); with no accounts that is the local single user
     _datasets: dict[str, Dataset] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -41,6 +47,25 @@ class AppContext:
     def media_roots(self) -> list[str]:
         """Folders the web server may serve media from (each dataset's root, nothing else)."""
         return sorted({str(Path(p).resolve()) for p in self.data_dirs.values()})
+
+    def local_user(self) -> Optional[auth.User]:
+        """The single person on their own machine (no accounts, loopback bind) acts as admin without
+        signing in; once an account exists, or the app listens beyond loopback, everyone signs in."""
+        if self.loopback and not self.store.users():
+            return LOCAL_USER
+        return None
+
+    def require(self, token: Optional[str], roles=auth.ANYONE) -> auth.User:
+        """Who is calling, checked on the server: the local user, or the token's user if their role is in
+        `roles`; PermissionError otherwise."""
+        u = self.local_user()
+        return u if u is not None else auth.require(self.store, token, roles)
+
+    def allowed(self, token: Optional[str], roles=auth.ANYONE) -> Optional[auth.User]:
+        try:
+            return self.require(token, roles)
+        except PermissionError:
+            return None
 
     def benchmarks(self) -> list[str]:
         return [b for b in BENCHMARKS if b in self.data_dirs]

@@ -110,7 +110,7 @@ class LiveModel:
         from runners.run_cmd import resolve_options
         tg = self.target
         try:
-            backend = self.hub.backend(tg.spec)
+            backend = _Observed(self.hub.backend(tg.spec), self._call_state)
             options = resolve_options(tg.protocol, {}, backend)
             protocol = get_protocol(tg.protocol, **options)
             self.state = "running"
@@ -154,6 +154,14 @@ class LiveModel:
                 "errors": h["errors"], "errors_by_kind": h["errors_by_kind"], "latency_p50": h["latency_p50"],
                 "latency_p95": h["latency_p95"], "latency_max": h["latency_max"]}
 
+    def _call_state(self, state: str, media_t: float) -> None:
+        """Presenter mode shows the model thinking (a call in flight, with its start) or watching."""
+        if self.cancel.is_set():
+            return
+        tg = self.target
+        self.page.publish({"type": "call", "state": state, "t": media_t, "wall_ms": time.time() * 1000.0,
+                           "session_id": tg.session_id, "item_index": tg.item_index, "spec": tg.spec})
+
     def _emit(self, e, protocol: str, options: dict) -> None:
         """Commit one emission as a model response, then push it to the page (durable before shown)."""
         if self.cancel.is_set():
@@ -179,6 +187,23 @@ class LiveModel:
                            "spec": tg.spec, "t": r.t, "kind": r.kind, "text": r.text, "frame_t": r.frame_t,
                            "emit_wall_ms": emit_ms, "push_wall_ms": time.time() * 1000.0,
                            "mark_html": model_mark_html(r, tg.span), "row_html": row_html(r)})
+
+
+class _Observed:
+    """A backend whose calls are reported (thinking when one starts, watching when it returns)."""
+
+    def __init__(self, inner, on_call: Callable[[str, float], None]):
+        self._inner, self._on_call = inner, on_call
+
+    def respond(self, decision):
+        self._on_call("thinking", float(getattr(decision, "t", 0.0)))
+        try:
+            return self._inner.respond(decision)
+        finally:
+            self._on_call("watching", float(getattr(decision, "t", 0.0)))
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
 
 
 @dataclass
@@ -220,8 +245,10 @@ class LiveModelHub:
 
     def __init__(self, store: Store, *, stale_after: float = STALE_AFTER,
                  clock_factory: Optional[Callable[[], MediaClock]] = None,
-                 backend_loader: Optional[Callable[[str], Any]] = None, reap_every: float = 0.25):
+                 backend_loader: Optional[Callable[[str], Any]] = None, reap_every: float = 0.25,
+                 options_for: Optional[Callable[[str], dict]] = None):
         self.store = store
+        self._options = options_for or (lambda spec: {})  # the registry's backend options for a spec
         self.stale_after = stale_after
         self.clock_factory = clock_factory or (lambda: MediaClock(stale_after=self.stale_after))
         self._load = backend_loader
@@ -239,10 +266,10 @@ class LiveModelHub:
             return self._load(spec)
         from runners.backends import load_backend
         if spec.startswith("baseline:"):
-            return load_backend(spec)
+            return load_backend(spec, **self._options(spec))
         with self._lock:
             if spec not in self._backends:
-                self._backends[spec] = load_backend(spec)
+                self._backends[spec] = load_backend(spec, **self._options(spec))
             return self._backends[spec]
 
     # ---- pages

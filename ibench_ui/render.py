@@ -4,7 +4,6 @@ from __future__ import annotations
 import html
 from pathlib import Path
 from typing import Any, Iterable, Optional
-from urllib.parse import quote
 
 from annotation.model import Item
 
@@ -14,8 +13,9 @@ def esc(value: Any) -> str:
 
 
 def media_url(path: str | Path) -> str:
-    """URL Gradio serves a file from disk under `allowed_paths` (Range requests work, no copy)."""
-    return "/gradio_api/file=" + quote(str(Path(path).resolve()))
+    """The opaque `/media/<id>` URL of an item's media file (ibench_ui.media_route serves it, with Range)."""
+    from ibench_ui.media_route import media_url as _url
+    return _url(path)
 
 
 BROWSE_PLAYER_JS = """

@@ -13,6 +13,7 @@ that clock and pushes its responses, drawn in their own lane and scored apart fr
 from __future__ import annotations
 
 import base64
+import dataclasses
 import math
 import random
 import re
@@ -30,19 +31,29 @@ from annotation.dataset import Dataset
 from annotation.model import Item, Response, Session
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, media_url, table_html
-from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, validate_protocol, validate_spec
+from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, validate_protocol
+from ibench_ui import study_flow
+from annotation.calibration import CalibrationError, summarize as summarize_calibration
+from annotation.studies import get_study
 from ibench_ui.timeline import HUMAN_LANE, is_model, lane_of, timeline_html
 from scoring.live import score_responses
 
 STATIC = Path(__file__).resolve().parent / "static"
 RESPONSE_KINDS = ("press", "text")
 MAX_TEXT = 2000
-MAX_CLIP_S = 60.0
+MAX_CLIP_S = 30.0
+MAX_RATE = 48000            # Hz: a browser microphone; more only fills the disk
+MAX_CLIPS = 300             # per session
+MAX_AUDIO_BYTES = 200 * 2**20  # per session, WAV bytes on disk
+CLOCK_SLACK_S = 2.0         # a page may be this far ahead of the wall time since the item opened
+MAX_CHUNKS = 10000
 DEFAULT_N = 5
 WHO = ("human", "model", "both")
 _RID = re.compile(r"^r_[0-9a-f]{12,32}$")
 ASR_HELP = ("Voice responses are off: no speech model. Start the app with --asr-model PATH "
             "(a local faster-whisper/CTranslate2 Whisper folder) or set $IBENCH_WHISPER_MODEL.")
+# what a study participant reads instead of the operator's instruction above
+ASR_PARTICIPANT = "Voice answers are not available here: press Respond, or type your answer."
 
 
 class SessionInputError(ValueError):
@@ -125,7 +136,9 @@ def _float(req: dict, key: str, required: bool = True) -> Optional[float]:
     return f
 
 
-def _settings(req: dict) -> dict:
+def _settings(req: dict, models=None) -> dict:
+    """Session settings from the setup form; a live model is a NAME from the server's registry (`models`,
+    ctx.models), stored as its spec (the responder label) — never a spec, module, path or URL from the page."""
     key = str(req.get("key") or "Space").strip()
     if not re.fullmatch(r"[A-Za-z0-9]{1,20}", key):
         raise SessionInputError(f"respond key must be a KeyboardEvent.code such as Space or KeyJ, got {key!r}.")
@@ -141,10 +154,13 @@ def _settings(req: dict) -> dict:
                                     "'both', or clear the model.")
         return out
     if not model:
-        raise SessionInputError(f"Who responds is {who!r}: enter a model spec such as baseline:motion.")
+        raise SessionInputError(f"Who responds is {who!r}: choose a model such as baseline:motion.")
+    from ibench_ui.models import ModelRegistry
     try:
-        out.update(model=validate_spec(model), responders=who, protocol=validate_protocol(req.get("protocol")))
-    except LiveModelError as exc:
+        entry = (models or ModelRegistry.default()).resolve(model)
+        out.update(model=entry.spec, model_name=entry.name, responders=who,
+                   protocol=validate_protocol(req.get("protocol")))
+    except ValueError as exc:
         raise SessionInputError(str(exc)) from None
     return out
 
@@ -152,6 +168,12 @@ def _settings(req: dict) -> dict:
 def model_of(s: Session) -> str:
     """The session's live model spec ("" for a human-only session)."""
     return str((s.settings or {}).get("model") or "")
+
+
+def reveals(s: Optional[Session]) -> bool:
+    """Whether the session shows targets and scores once an item is closed: study sessions only when the
+    study says so (off by default); sessions opened in the studio by staff always do."""
+    return s is None or bool((s.settings or {}).get("show_results", True))
 
 
 def humans_respond(s: Session) -> bool:
@@ -194,6 +216,39 @@ def clip_onset(samples: np.ndarray, rate: int) -> Optional[float]:
     return energy_onset(x, rate, threshold_db=max(-45.0, min(-25.0, floor + 12.0)))
 
 
+def _scalars(req: dict, keys) -> dict:
+    """The page's diagnostic fields kept with a response: plain short values only."""
+    out = {}
+    for k in keys:
+        v = req.get(k)
+        if isinstance(v, bool) or (isinstance(v, (int, float)) and math.isfinite(v)):
+            out[k] = v
+        elif isinstance(v, str):
+            out[k] = v[:64]
+    return out
+
+
+def _page_id(req: dict) -> str:
+    v = req.get("page_id")
+    return v[:64] if isinstance(v, str) else ""
+
+
+def _chunk_ends(value: Any) -> list[tuple[int, float]]:
+    """The clip's chunk map [[end_sample, media_t], ...]: whole sample counts and finite times >= 0."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) > MAX_CHUNKS:
+        raise SessionInputError("chunk_ends must be a list of [end_sample, media_t] pairs.")
+    out = []
+    for pair in value:
+        ok = isinstance(pair, (list, tuple)) and len(pair) == 2 and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0 for x in pair)
+        if not ok:
+            raise SessionInputError("chunk_ends must be a list of [end_sample, media_t] pairs of numbers >= 0.")
+        out.append((int(pair[0]), float(pair[1])))
+    return out
+
+
 # -- the service ------------------------------------------------------------------------------
 
 @dataclass
@@ -228,15 +283,37 @@ class AsrGate:
             self.status, self.message, self.detail = status, msg, detail
 
 
+def _guarded(fn):
+    """A server function answers every request with a reply: a body that is not a JSON object, a field of
+    the wrong type or any other refusal becomes {"ok": false, "error": ...}, never an HTTP 500."""
+    import functools
+    import logging
+
+    @functools.wraps(fn)
+    def wrapper(self, req=None, *args, **kw):
+        if not isinstance(req, dict):
+            return {"ok": False, "error": "The request must be a JSON object."}
+        try:
+            return fn(self, req, *args, **kw)
+        except (SessionInputError, LiveModelError, KeyError, ValueError, TypeError, OverflowError) as exc:
+            return self._fail(exc)
+        except Exception:  # noqa: BLE001 - logged for the operator; the page gets a reply, not a 500
+            logging.getLogger(__name__).exception("session function %s failed", fn.__name__)
+            return {"ok": False, "error": "The server could not handle this request; nothing was logged."}
+    return wrapper
+
+
 class SessionService:
     """The Session tab's server side: each public method takes the page's JSON dict and returns one."""
 
     def __init__(self, ctx: AppContext, scorer: Optional[Callable[[Item, list], dict]] = None,
-                 hub: Optional[LiveModelHub] = None):
+                 hub: Optional[LiveModelHub] = None, clock_slack: float = CLOCK_SLACK_S, links: bool = False):
         self.ctx = ctx
+        self.clock_slack = clock_slack  # tests of other rules may lift the media clock bound (math.inf)
+        self.links = links  # True: the participant app's service (study sessions only, reached by token)
         self.asr = AsrGate(ctx.asr_model)
         self._scorer = scorer
-        self.hub = hub or LiveModelHub(ctx.store)
+        self.hub = hub or LiveModelHub(ctx.store, options_for=ctx.models.options_for_spec)
 
     # ---- helpers
     @property
@@ -258,23 +335,39 @@ class SessionService:
         return ds
 
     def _session(self, session_id: Any) -> Session:
-        s = self.ctx.store.get_session(str(session_id or ""))
+        s = self.ctx.store.get_session(session_id) if isinstance(session_id, str) and len(session_id) <= 64 else None
         if s is None:
-            raise SessionInputError(f"No session {session_id!r} in {self.ctx.store.path}; open a new one.")
+            raise SessionInputError("No session with that id; open a new one.")
+        if bool((s.settings or {}).get("study_id")) != self.links:
+            # a study session is reached through its link only; the participant app reaches nothing else
+            raise SessionInputError("No session with that id; open a new one." if self.links else
+                                    "This session belongs to a study: it opens only through its participant's link.")
         return s
 
-    def _item_of(self, s: Session, req: dict) -> tuple[int, Item]:
-        """The session item a response is for: must be the current one or an earlier one (never ahead)."""
-        try:
-            idx = int(req.get("item_index"))
-        except (TypeError, ValueError):
-            raise SessionInputError("item_index is missing.") from None
-        if not 0 <= idx < len(s.item_ids) or idx > s.current_index:
-            raise SessionInputError(f"Item {idx + 1} is not open in session {s.id}.")
+    def _item_of(self, s: Session, req: dict, open_only: bool = True) -> tuple[int, Item]:
+        """The session item a request is for. Input is accepted for the open item only: once an item is
+        finished (its targets may have been shown) nothing more is logged for it."""
+        v = req.get("item_index")
+        if isinstance(v, bool) or not isinstance(v, (int, str)) or not str(v).strip().lstrip("-").isdigit():
+            raise SessionInputError("item_index is missing or not a whole number.")
+        idx = int(v)
+        if not 0 <= idx < len(s.item_ids) or idx > s.current_index or (open_only and idx != s.current_index):
+            raise SessionInputError(f"Item {idx + 1} is not open for input in this session; nothing was logged.")
         iid = s.item_ids[idx]
         if req.get("item_id") not in (None, iid):
-            raise SessionInputError(f"Item {req.get('item_id')!r} is not item {idx + 1} of session {s.id}.")
+            raise SessionInputError(f"That item is not item {idx + 1} of this session; nothing was logged.")
         return idx, self._dataset(s.benchmark).get(iid)
+
+    def _check_media_t(self, s: Session, idx: int, item: Item, t: float, what: str = "media_t") -> None:
+        """A response time must lie in [0, duration] and no further ahead than the wall time since the
+        item was opened (plus CLOCK_SLACK_S): a page cannot answer at a time it has not yet played."""
+        dur = float(item.stream.duration or 0.0)
+        if dur > 0 and t > dur:
+            raise SessionInputError(f"{what} {t:.3f} s is past the end of the item ({dur:.3f} s); nothing was logged.")
+        elapsed = time.time() - self.ctx.store.item_opened(s.id, idx)
+        if t > elapsed + self.clock_slack:
+            raise SessionInputError(f"{what} {t:.3f} s is ahead of the item's clock ({elapsed:.1f} s since it "
+                                    "opened); nothing was logged.")
 
     @staticmethod
     def _rid(req: dict) -> str:
@@ -296,15 +389,44 @@ class SessionService:
         return {"timeline_html": timeline_html(rows, item.stream.duration, elem_id="", lanes=lanes(s)),
                 "n_rows": len(rows), "last_t": max((r.t for r in rows), default=0.0)}
 
+    def _asr_for(self, s: Session) -> dict:
+        """The speech-model state as this page may see it: a study participant never gets operator advice."""
+        st = self.asr.state()
+        if study_flow.is_study(self._flow(s)) and st["status"] == "error":
+            return {"status": "error", "message": ASR_PARTICIPANT, "detail": ""}
+        return st
+
+    def _flow(self, s: Session) -> dict:
+        """The session's settings with its study's (consent, completion code...) underneath."""
+        sid = (s.settings or {}).get("study_id")
+        study = get_study(self.ctx.store, sid) if sid else None
+        return study_flow.flow_settings(s, study.settings if study else None)
+
     def _state(self, s: Session, notice: str = "") -> dict:
-        base = {"ok": True, "notice": notice, "asr": self.asr.state(),
+        flow = self._flow(s)
+        study = study_flow.is_study(flow)
+        view = {k: v for k, v in (s.settings or {}).items() if k not in ("calibration", "session_code")}
+        if study:
+            view["countdown"] = flow.get("countdown", 3)
+        base = {"ok": True, "notice": notice, "asr": self._asr_for(s),
                 "session": {"id": s.id, "participant": s.participant, "benchmark": s.benchmark,
-                            "n_items": len(s.item_ids), "index": s.current_index, "settings": s.settings}}
+                            "n_items": len(s.item_ids), "index": s.current_index, "settings": view,
+                            "study": study}}
         if s.current_index >= len(s.item_ids):
+            if study:
+                if not study_flow.completion_code(flow):
+                    s = self._with_settings(s, session_code=study_flow.new_session_code())
+                    flow = self._flow(s)
+                return {**base, "done": True, "end_html": study_flow.end_html(s, flow, self._recap(s, flow)),
+                        "completion_code": study_flow.completion_code(flow)}
             return {**base, "done": True, "summary_html": self._summary_html(s)}
+        step = study_flow.pending_step(s, flow)
+        if step:
+            return {**base, "done": False, "step": step, **self._step_payload(s, flow, step)}
         item = self._dataset(s.benchmark).get(s.item_ids[s.current_index])
         if not playable(item):
             raise SessionInputError(f"No playable video for item {item.id} ({item.stream.video_path}).")
+        self.ctx.store.item_opened(s.id, s.current_index)  # the item's clock starts when it is first shown
         live = self._live(s, item)
         req = item.request
         return {**base, "done": False, "resume_t": live.pop("last_t"), **live,
@@ -316,7 +438,59 @@ class SessionService:
     def _fail(exc: Exception) -> dict:
         return {"ok": False, "error": str(exc)}
 
+    # ---- study steps (consent, practice, calibration)
+    def _with_settings(self, s: Session, **patch) -> Session:
+        return dataclasses.replace(s, settings=self.ctx.store.update_session_settings(s.id, **patch))
+
+    def _step_payload(self, s: Session, flow: dict, step: str) -> dict:
+        if step == "consent":
+            return {"consent_html": study_flow.consent_html(flow.get("consent"))}
+        if step == "practice":
+            item = self._dataset(s.benchmark).get(flow["practice_item"])
+            req = item.request
+            return {"practice": {"id": item.id, "index": -1, "video_url": media_url(item.stream.video_path),
+                                 "duration": item.stream.duration, "kind": item.kind,
+                                 "request": {"text": req.text, "time": req.time, "modality": req.modality}}}
+        return {"calibration": {"n_visual": 4, "n_audio": 4}}
+
+    @_guarded
+    def study_step(self, req: dict) -> dict:
+        """The participant agreed to the consent text, or finished the practice item: record it, go on."""
+        try:
+            req = req if isinstance(req, dict) else {}
+            s = self._session(req.get("session_id"))
+            step = study_flow.pending_step(s, self._flow(s))
+            what = req.get("step")
+            if what not in ("consent", "practice") or what != step:
+                raise SessionInputError(f"This session is not at the {what!r} step.")
+            if what == "consent":
+                if req.get("agree") is not True:
+                    raise SessionInputError("Tick that you agree before continuing.")
+                s = self._with_settings(s, consented_at=time.time())
+            else:
+                s = self._with_settings(s, practice_done_at=time.time())
+            return self._state(s, notice=f"{what} done")
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
+
+    @_guarded
+    def calibrate(self, req: dict) -> dict:
+        """Store the participant's reaction-time calibration (median over valid cue trials) with the session."""
+        try:
+            req = req if isinstance(req, dict) else {}
+            s = self._session(req.get("session_id"))
+            if study_flow.pending_step(s, self._flow(s)) != "calibration":
+                raise SessionInputError("This session is not at the reaction test.")
+            cal = summarize_calibration(req.get("trials"))
+            s = self._with_settings(s, calibration=cal)
+            return {**self._state(s, notice="calibrated"), "calibration_median_s": cal["median_s"]}
+        except CalibrationError as exc:
+            return {"ok": False, "error": str(exc), "retry": True}
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
+
     # ---- server functions
+    @_guarded
     def open_session(self, req: dict) -> dict:
         """Resume `session_id`, or create a session from participant, benchmark and an item set."""
         req = req if isinstance(req, dict) else {}
@@ -333,12 +507,13 @@ class SessionService:
             benchmark = str(req.get("benchmark") or "").strip()
             ds = self._dataset(benchmark)
             ids = select_items(ds, req.get("items"), req.get("n"), req.get("split"), req.get("seed"))
-            s = self.ctx.store.create_session(participant, benchmark, ids, settings=_settings(req),
+            s = self.ctx.store.create_session(participant, benchmark, ids, settings=_settings(req, self.ctx.models),
                                               data_dir=str(Path(ds.root).resolve()))
             return self._state(s, notice="created")
         except (SessionInputError, KeyError) as exc:
             return self._fail(exc)
 
+    @_guarded
     def item_sets(self, req: dict) -> dict:
         try:
             ds = self._dataset(str((req or {}).get("benchmark") or ""))
@@ -346,6 +521,7 @@ class SessionService:
         except (SessionInputError, KeyError) as exc:
             return self._fail(exc)
 
+    @_guarded
     def respond(self, req: dict) -> dict:
         """Log a press or a typed response at the media time the page captured at the input event."""
         t_recv = time.time()
@@ -357,25 +533,32 @@ class SessionService:
             kind = req.get("kind")
             if kind not in RESPONSE_KINDS:
                 raise SessionInputError(f"kind must be one of {', '.join(RESPONSE_KINDS)}, got {kind!r}.")
-            text = str(req.get("text") or "").strip() if kind == "text" else ""
+            raw_text = req.get("text")
+            if raw_text is not None and not isinstance(raw_text, str):
+                raise SessionInputError("text must be a string.")
+            text = (raw_text or "").strip() if kind == "text" else ""
             if kind == "text" and not text:
                 raise SessionInputError("Type a response before sending; nothing was logged.")
             if len(text) > MAX_TEXT:
                 raise SessionInputError(f"A text response is at most {MAX_TEXT} characters.")
             t = _float(req, "media_t")
+            self._check_media_t(s, idx, item, t)
             frame_t = _float(req, "frame_t", required=False)
-            meta = {k: req.get(k) for k in ("source", "paused", "rate", "ready_state", "client_wall_ms",
-                                            "input_ts_wall_ms", "typing_started_t") if req.get(k) is not None}
+            if frame_t is not None and frame_t > t + CLOCK_SLACK_S:
+                raise SessionInputError("frame_t is ahead of media_t; nothing was logged.")
+            meta = _scalars(req, ("source", "paused", "rate", "ready_state", "client_wall_ms",
+                                  "input_ts_wall_ms", "typing_started_t"))
             meta.update(item_index=idx, server_recv=t_recv)
             r, dup = self._add(Response(id=self._rid(req), item_id=item.id, benchmark=s.benchmark,
                                         responder=f"human:{s.participant}", session_id=s.id, t=t, kind=kind,
                                         text=text, frame_t=frame_t, wall_time=t_recv,
-                                        page_id=str(req.get("page_id") or "")[:64], meta=meta))
+                                        page_id=_page_id(req), meta=meta))
             return {"ok": True, "rid": r.id, "t": r.t, "kind": r.kind, "text": r.text, "duplicate": dup,
                     **self._live(s, item)}
         except (SessionInputError, KeyError) as exc:
             return self._fail(exc)
 
+    @_guarded
     def speak(self, req: dict) -> dict:
         """Log a voice response: save the clip, find the speech onset, transcribe it (word times),
         and log it at the media time of the onset sample."""
@@ -383,11 +566,17 @@ class SessionService:
         try:
             s = self._session(req.get("session_id"))
             idx, item = self._item_of(s, req)
-            rate = int(req.get("sample_rate") or 0)
-            if not 8000 <= rate <= 192000:
-                raise SessionInputError(f"sample_rate must be 8000-192000 Hz, got {req.get('sample_rate')!r}.")
+            rate = req.get("sample_rate")
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate != int(rate) \
+                    or not 8000 <= rate <= MAX_RATE:
+                raise SessionInputError(f"sample_rate must be a whole number of Hz from 8000 to {MAX_RATE}, "
+                                        f"got {str(rate)[:40]!r}.")
+            rate = int(rate)
+            b64 = req.get("pcm_b64")
+            if not isinstance(b64, str) or len(b64) > (rate * MAX_CLIP_S * 2) * 4 // 3 + 8:
+                raise SessionInputError(f"The audio clip is missing or longer than {MAX_CLIP_S:.0f} s; nothing was logged.")
             try:
-                pcm = np.frombuffer(base64.b64decode(str(req.get("pcm_b64") or ""), validate=True), dtype="<i2")
+                pcm = np.frombuffer(base64.b64decode(b64, validate=True), dtype="<i2")
             except (ValueError, TypeError):
                 raise SessionInputError("The audio clip is not valid base64 16-bit PCM.") from None
             if len(pcm) < rate * 0.1:
@@ -395,67 +584,97 @@ class SessionService:
             if len(pcm) > rate * MAX_CLIP_S:
                 raise SessionInputError(f"The recording is longer than {MAX_CLIP_S:.0f} s; nothing was logged.")
             start_media = _float(req, "start_media_t")
-            chunks = [(int(a), float(b)) for a, b in (req.get("chunk_ends") or [])
-                      if math.isfinite(float(b))]
+            self._check_media_t(s, idx, item, start_media, "start_media_t")
+            chunks = _chunk_ends(req.get("chunk_ends"))
+            self._audio_quota(s, len(pcm) * 2 + 44)
             samples = pcm.astype(np.float32) / 32768.0
             rid = self._rid(req)
             path = self.audio_dir / s.id / f"{rid}.wav"
             path.parent.mkdir(parents=True, exist_ok=True)
             import soundfile as sf
             sf.write(str(path), samples, rate, subtype="PCM_16")
-            onset = clip_onset(samples, rate)
-            asr_error, tr = None, None
+            logged = False
             try:
-                from runners.asr import transcribe
-                tr = transcribe(str(path), self.ctx.asr_model)
-            except Exception as exc:  # the clip and its time are kept; the transcript can be typed in later
-                asr_error = f"{type(exc).__name__}: {exc}"
-            onset_asr = tr.words[0][1] if tr and tr.words else None
-            if onset is None and onset_asr is None:
-                return {"ok": False, "error": "No speech heard in the recording; nothing was logged.",
-                        "audio_path": str(path)}
-            onset_s = onset if onset is not None else onset_asr
-            t = media_at(int(round(onset_s * rate)), rate, start_media, chunks)
-            meta = {"source": req.get("source") or "ptt", "onset_s": onset_s, "onset_energy_s": onset,
-                    "onset_asr_s": onset_asr, "clip_start_media_t": start_media, "clip_s": len(pcm) / rate,
-                    "press_media_t": req.get("press_media_t"), "item_index": idx, "server_recv": t_recv,
-                    "language": tr.language if tr else None,
-                    "words": [list(w) for w in tr.words] if tr else [], "asr_error": asr_error}
-            r, dup = self._add(Response(id=rid, item_id=item.id, benchmark=s.benchmark,
-                                        responder=f"human:{s.participant}", session_id=s.id, t=round(t, 4),
-                                        kind="speech", text=tr.text if tr else "", frame_t=None,
-                                        audio_path=str(path), wall_time=t_recv,
-                                        page_id=str(req.get("page_id") or "")[:64], meta=meta))
-            out = {"ok": True, "rid": r.id, "t": r.t, "kind": "speech", "text": r.text, "onset_s": onset_s,
-                   "duplicate": dup, **self._live(s, item)}
-            if asr_error:
-                out["warning"] = f"Logged at {fmt_time(r.t)} without a transcript ({asr_error}); correct it below."
-            return out
+                onset = clip_onset(samples, rate)
+                asr_error, tr = None, None
+                try:
+                    from runners.asr import transcribe
+                    tr = transcribe(str(path), self.ctx.asr_model)
+                except Exception as exc:  # the clip and its time are kept; the transcript can be typed in later
+                    asr_error = f"{type(exc).__name__}: {exc}"
+                onset_asr = tr.words[0][1] if tr and tr.words else None
+                if onset is None and onset_asr is None:
+                    return {"ok": False, "error": "No speech heard in the recording; nothing was logged."}
+                out = self._log_speech(s, idx, item, req, rid, path, rate, pcm, start_media, chunks, onset,
+                                       onset_asr, tr, asr_error, t_recv)
+                logged = True
+                return out
+            finally:
+                if not logged:  # a clip that logs nothing is not kept
+                    path.unlink(missing_ok=True)
         except (SessionInputError, KeyError) as exc:
             return self._fail(exc)
 
+    def _log_speech(self, s, idx, item, req, rid, path, rate, pcm, start_media, chunks, onset, onset_asr, tr,
+                    asr_error, t_recv) -> dict:
+        """Log a kept clip at the media time of its speech onset (refused when that time is not playable yet)."""
+        onset_s = onset if onset is not None else onset_asr
+        t = media_at(int(round(onset_s * rate)), rate, start_media, chunks)
+        self._check_media_t(s, idx, item, t, "the speech onset")
+        meta = {"source": str(req.get("source") or "ptt")[:32], "onset_s": onset_s, "onset_energy_s": onset,
+                "onset_asr_s": onset_asr, "clip_start_media_t": start_media, "clip_s": len(pcm) / rate,
+                "press_media_t": _scalars(req, ("press_media_t",)).get("press_media_t"), "item_index": idx,
+                "server_recv": t_recv,
+                "language": tr.language if tr else None,
+                "words": [list(w) for w in tr.words] if tr else [], "asr_error": asr_error}
+        r, dup = self._add(Response(id=rid, item_id=item.id, benchmark=s.benchmark,
+                                    responder=f"human:{s.participant}", session_id=s.id, t=round(t, 4),
+                                    kind="speech", text=tr.text if tr else "", frame_t=None,
+                                    audio_path=str(path), wall_time=t_recv,
+                                    page_id=_page_id(req), meta=meta))
+        out = {"ok": True, "rid": r.id, "t": r.t, "kind": "speech", "text": r.text, "onset_s": onset_s,
+               "duplicate": dup, **self._live(s, item)}
+        if asr_error:
+            out["warning"] = f"Logged at {fmt_time(r.t)} without a transcript ({asr_error}); correct it below."
+        return out
+
+    def _audio_quota(self, s: Session, nbytes: int) -> None:
+        """Per-session bounds on stored clips: count and total bytes."""
+        d = self.audio_dir / s.id
+        have = [p.stat().st_size for p in d.glob("*.wav")] if d.is_dir() else []
+        if len(have) >= MAX_CLIPS:
+            raise SessionInputError(f"This session already has {MAX_CLIPS} voice clips; type your response instead.")
+        if sum(have) + nbytes > MAX_AUDIO_BYTES:
+            raise SessionInputError("This session's voice clips reached their size limit; type your response instead.")
+
+    @_guarded
     def correct(self, req: dict) -> dict:
         """Replace a speech transcript; the response keeps its time (a new row supersedes the old text)."""
         try:
             s = self._session(req.get("session_id"))
-            text = str(req.get("text") or "").strip()
+            text = req.get("text")
+            text = text.strip() if isinstance(text, str) else ""
             if not text:
                 raise SessionInputError("A corrected transcript cannot be empty.")
-            rid = str(req.get("rid") or "")
-            mine = [r for r in self.ctx.store.responses(session_id=s.id) if r.id == rid]
+            rid = req.get("rid") if isinstance(req.get("rid"), str) else ""
+            open_id = s.item_ids[s.current_index] if s.current_index < len(s.item_ids) else None
+            mine = [r for r in self.ctx.store.responses(session_id=s.id, item_id=open_id) if r.id == rid] \
+                if open_id else []
             if not mine:
-                raise SessionInputError(f"No response {rid!r} in session {s.id}.")
+                raise SessionInputError("That response is not one of this session's responses to the open item; "
+                                        "nothing was changed.")
             self.ctx.store.correct_response(rid, text[:MAX_TEXT], user=s.participant)
             item = self._dataset(s.benchmark).get(mine[0].item_id)
             return {"ok": True, **self._live(s, item)}
         except (SessionInputError, KeyError) as exc:
             return self._fail(exc)
 
+    @_guarded
     def finish_item(self, req: dict) -> dict:
         """The stream ended: score the item with the benchmark's scorer, show responses vs targets, advance."""
         try:
             s = self._session(req.get("session_id"))
-            idx, item = self._item_of(s, req)
+            idx, item = self._item_of(s, req, open_only=False)
             if idx == s.current_index:
                 nxt = idx + 1
                 self.ctx.store.set_session_progress(s.id, nxt, "done" if nxt >= len(s.item_ids) else "open")
@@ -467,6 +686,7 @@ class SessionService:
         except (SessionInputError, KeyError) as exc:
             return self._fail(exc)
 
+    @_guarded
     def asr_status(self, req: dict) -> dict:
         return {"ok": True, "asr": self.asr.state()}
 
@@ -477,6 +697,7 @@ class SessionService:
         carries the server's wall clock, so a page (or a test) can relate emit times to its own."""
         return {**self._clock(req), "server_wall_ms": time.time() * 1000.0}
 
+    @_guarded
     def _clock(self, req: dict) -> dict:
         try:
             req = req if isinstance(req, dict) else {}
@@ -496,8 +717,9 @@ class SessionService:
                 rate = float(rate) if rate is not None else 1.0
             except (TypeError, ValueError):
                 rate = 1.0
+            rate = rate if math.isfinite(rate) and 0.0 <= rate <= 64.0 else 1.0  # tests fast-forward at 20x
             wall = req.get("wall")
-            wall = float(wall) if isinstance(wall, (int, float)) else None
+            wall = float(wall) if isinstance(wall, (int, float)) and math.isfinite(wall) else None
             from runners.protocols import DEFAULT_FOR_BENCHMARK
             target = LiveTarget(session_id=s.id, item_index=idx, item=item, spec=spec,
                                 protocol=s.settings.get("protocol") or DEFAULT_FOR_BENCHMARK[s.benchmark],
@@ -515,9 +737,27 @@ class SessionService:
             timeout = min(20.0, max(0.0, float(req.get("timeout") or 20.0)))
             res = await self.hub.wait(str(req.get("page_id") or ""), cursor, timeout)
             return {"ok": True, **res}
-        except (LiveModelError, TypeError, ValueError) as exc:
+        except (LiveModelError, TypeError, ValueError, OverflowError) as exc:
             return self._fail(exc)
 
+    @_guarded
+    def model_check(self, req: dict) -> dict:
+        """Before the stream starts: can the session's model be built and does its server answer?"""
+        try:
+            s = self._session((req if isinstance(req, dict) else {}).get("session_id"))
+            spec = model_of(s)
+            if not spec:
+                return {"ok": True, "ready": True, "reason": ""}
+            from ibench_ui.model_check import reach
+            try:
+                why = reach(self.hub.backend(spec))
+            except Exception as exc:  # a model that cannot load: said before Start, not 11 s after it
+                why = f"{type(exc).__name__}: {exc}"
+            return {"ok": True, "ready": not why, "reason": why}
+        except (SessionInputError, KeyError) as exc:
+            return self._fail(exc)
+
+    @_guarded
     def model_stop(self, req: dict) -> dict:
         """The page is unloading: stop its model now rather than after the 3 s staleness rule."""
         return {"ok": True, "stopped": self.hub.stop(str((req or {}).get("page_id") or ""), "unload")}
@@ -542,6 +782,13 @@ class SessionService:
         return out
 
     def _result_html(self, item: Item, rows: list[Response], idx: int, n: int, s: Optional[Session] = None) -> str:
+        if s is not None and study_flow.is_study(self._flow(s)):
+            return self._study_result_html(item, rows, idx, n, s)
+        if not reveals(s):  # a study shows targets and scores to its participants only if it says so
+            tl = timeline_html(rows, item.stream.duration, elem_id="result-timeline",
+                               lanes=lanes(s) if s is not None else ())
+            return (f'<h3>Item {idx + 1} of {n} done.</h3><p class="ib-saved">Your responses are saved. '
+                    f'Thank you!</p>{tl}')
         parts = []
         for label, elem_id, mine in self._groups(s, rows):
             res, err = self._score(item, mine)
@@ -549,7 +796,9 @@ class SessionService:
             if err:
                 parts.append(f'{head}<p class="ib-error" id="{elem_id}-error">Could not score this item: {esc(err)}</p>')
             else:
-                parts.append(head + table_html(["measure", "value"],
+                parts.append(head + study_flow.plain_html(study_flow.plain_result(item, mine, _headline(res)),
+                                                          f"{elem_id}-plain")
+                             + table_html(["measure", "value"],
                                                [(k, _fmt(v)) for k, v in _headline(res).items()], elem_id))
         score = "".join(parts)
         if len(parts) > 1:
@@ -559,7 +808,42 @@ class SessionService:
         return (f'<h3>Item {idx + 1} of {n} done: {esc(item.id)}</h3>'
                 f'<p class="ib-request-recap">{esc(item.request.text)}</p>{score}{tl}')
 
+    def _study_result_html(self, item: Item, rows: list[Response], idx: int, n: int, s: Session) -> str:
+        """A participant's item result: plain words about their own responses, only if the study shows results."""
+        head = f'<h3 id="item-done">Video {idx + 1} of {n} done.</h3>'
+        if not study_flow.shows_results(self._flow(s)):
+            return head + '<p id="item-saved">Your responses are saved.</p>'
+        mine = [r for r in rows if not is_model(r)]
+        res, err = self._score(item, mine)
+        if err:  # the lead sees the reason in the log; the participant is not shown a stack of jargon
+            return head + '<p id="item-saved">Your responses are saved; this result is worked out later.</p>'
+        return head + study_flow.plain_html(study_flow.plain_result(item, mine, _headline(res)))
+
+    def _recap(self, s: Session, flow: dict) -> list[str]:
+        """One line per item for the end screen of a study that shows results."""
+        if not study_flow.shows_results(flow):
+            return []
+        ds, out = self._dataset(s.benchmark), []
+        for i, iid in enumerate(s.item_ids):
+            mine = [r for r in self.ctx.store.responses(session_id=s.id, item_id=iid) if not is_model(r)]
+            res, err = self._score(ds.get(iid), mine) if iid in ds else (None, "missing")
+            words = " ".join(study_flow.plain_result(ds.get(iid), mine, _headline(res))) if not err and iid in ds \
+                else "Saved; the result is worked out later."
+            out.append(f"Video {i + 1}: {words}")
+        return out
+
     def _summary_html(self, s: Session) -> str:
+        if not reveals(s):
+            code = ""
+            sid = (s.settings or {}).get("study_id")
+            if sid:
+                from annotation.studies import get_study
+                st = get_study(self.ctx.store, sid)
+                code = (st.settings.get("completion_code") or "") if st else ""
+            n = len(self.ctx.store.responses(session_id=s.id))
+            code_html = (f'<p>Your completion code: <code id="completion-code">{esc(code)}</code></p>' if code else "")
+            return (f"<h3>Session complete</h3><p>Thank you, {esc(s.participant)}. {n} response(s) saved.</p>"
+                    + code_html)
         ds = self._dataset(s.benchmark)
         rows, split = [], bool(model_of(s))
         for iid in s.item_ids:
@@ -595,15 +879,17 @@ def session_head() -> str:
     return f"<style>{css}</style>\n<script>{js}</script>"
 
 
-def session_markup(ctx: AppContext) -> str:
-    """The tab's HTML: the setup form and the player with its controls (all driven by session.js)."""
+def session_markup(ctx: AppContext, participant: bool = False) -> str:
+    """The tab's HTML: the setup form and the player with its controls (all driven by session.js).
+    On a study link (`participant`) the setup form stays hidden: the link's token says what to play."""
     from runners.protocols import PROTOCOLS
     opts = "".join(f'<option value="{esc(b)}">{esc(b)}</option>' for b in ctx.benchmarks())
+    models = "".join(f'<option value="{esc(n)}"></option>' for n in ctx.models.names())
     protos = "".join(f'<option value="{esc(p)}">{esc(p)} ({esc(c.benchmark)})</option>'
                      for p, c in sorted(PROTOCOLS.items()))
     return f"""
 <div class="ib-session" id="ib-session">
- <form id="session-setup" class="ib-setup" autocomplete="off" onsubmit="return false">
+ <form id="session-setup" class="ib-setup" autocomplete="off" onsubmit="return false"{" hidden" if participant else ""}>
   <label>Participant id <input id="session-participant" name="participant" maxlength="64" required></label>
   <label>Benchmark <select id="session-benchmark" name="benchmark">{opts}</select></label>
   <label>Items <select id="session-mode"><option value="random">N at random</option>
@@ -613,8 +899,9 @@ def session_markup(ctx: AppContext) -> str:
   <label class="ib-m ib-m-ids">Item ids <input id="session-ids" placeholder="id, id, …"></label>
   <label><input id="session-pause" type="checkbox"> allow pausing</label>
   <label>Respond key <input id="session-key" value="Space" readonly title="click, then press the key to use"></label>
-  <label>Model <input id="session-model" placeholder="none (human only)" size="22"
-    title="a model that watches the same playback: baseline:motion, baseline:periodic:N, openai:MODEL@URL, hf:PATH, plugin:MODULE:CLASS"></label>
+  <label>Model <input id="session-model" placeholder="none (human only)" size="22" list="session-model-names"
+    title="a model configured on the server (an admin action); it watches the same playback"></label>
+  <datalist id="session-model-names">{"" if participant else models}</datalist>
   <label>Who responds <select id="session-who"><option value="human">human</option>
     <option value="model">model</option><option value="both">both, side by side</option></select></label>
   <label>Protocol <select id="session-protocol"><option value="">benchmark default</option>{protos}</select></label>
@@ -622,13 +909,33 @@ def session_markup(ctx: AppContext) -> str:
   <span id="session-resume"></span>
  </form>
  <div id="session-message" role="alert" aria-live="assertive"></div>
+ <div id="study-step" class="ib-step" hidden>
+  <div id="study-consent" hidden>
+   <div id="consent-text" class="ib-consent"></div>
+   <label class="ib-agree"><input id="consent-agree" type="checkbox"> I have read this and agree to take part</label>
+   <button type="button" id="consent-btn" class="ib-primary">I agree, continue</button>
+  </div>
+  <div id="calibration" hidden>
+   <h3>Reaction test</h3>
+   <p>A few times the box below flashes or you hear a beep. Press <b>Space</b> (or click the box) as soon as
+      you notice it. This measures how quickly you react, so your answers can be timed fairly.</p>
+   <div id="cal-cue" class="ib-cal-cue" tabindex="0">wait…</div>
+   <div id="cal-progress" class="ib-status" aria-live="polite"></div>
+   <button type="button" id="cal-start-btn" class="ib-primary">Begin the reaction test</button>
+  </div>
+ </div>
+ <div id="study-done" hidden></div>
  <div id="session-player" hidden>
   <div id="session-header" class="ib-header"></div>
   <div class="ib-stage">
    <video id="stream-video" playsinline preload="auto" disablepictureinpicture
           controlslist="nodownload noplaybackrate noremoteplayback"></video>
+   <div id="model-state" class="ib-model-state" hidden></div>
+   <div id="model-caption" class="ib-caption" aria-live="polite" hidden></div>
    <div id="session-request" class="ib-request" aria-live="polite"></div>
+   <div id="countdown" class="ib-countdown" hidden></div>
    <button type="button" id="start-btn" class="ib-start">Start</button>
+   <div id="start-hint" class="ib-start-hint" role="status" hidden>Press Start to begin.</div>
   </div>
   <div class="ib-controls">
    <button type="button" id="respond-btn" class="ib-respond" disabled>Respond <small>(Space)</small></button>
@@ -645,6 +952,7 @@ def session_markup(ctx: AppContext) -> str:
    <div id="session-status" class="ib-status" aria-live="polite"></div>
   </div>
   <div id="model-status" class="ib-model-status" hidden></div>
+  <label id="tts-row" class="ib-tts" hidden><input id="tts-toggle" type="checkbox"> read the model's words aloud</label>
   <div id="session-timeline" class="ib-timeline-box"></div>
   <div id="item-result" class="ib-result" hidden></div>
   <button type="button" id="next-btn" class="ib-primary" hidden>Next item</button>
@@ -652,29 +960,61 @@ def session_markup(ctx: AppContext) -> str:
 </div>"""
 
 
+STUDIO_SESSION_ROLES = ("admin", "reviewer", "annotator")
+MODEL_ROLES = ("admin",)  # a live model in a session runs a model: an admin action
+NOT_SIGNED_IN = ("Sign in on the Annotation tab to use the Session tab; participants use their study link.")
+
+
 def build_session(ctx: AppContext, service: Optional[SessionService] = None) -> SessionService:
-    """Lay out the Session tab inside the current Blocks context; returns its service."""
+    """Lay out the Session tab inside the current Blocks context; returns its service.
+
+    In the studio every call is checked on the server: the local single user, or a signed-in staff
+    member whose sign-in token the page sends as `auth`; opening a session with a live model is an
+    admin action. Study sessions are not reachable here (their link's app serves them)."""
     import gradio as gr
 
-    svc = service or SessionService(ctx, hub=LiveModelHub(ctx.store))
+    svc = service or SessionService(ctx)
+
+    def gate(name: str, req: Any) -> dict:
+        if not isinstance(req, dict):
+            return {"ok": False, "error": "The request must be a JSON object."}
+        tok = req.get("auth")
+        user = ctx.allowed(tok if isinstance(tok, str) else None, STUDIO_SESSION_ROLES)
+        if user is None:
+            return {"ok": False, "error": NOT_SIGNED_IN}
+        req = {k: v for k, v in req.items() if k != "auth"}
+        if name == "open_session" and not req.get("session_id") and (req.get("model") or req.get("who") not in
+                                                                     (None, "", "human")):
+            if user.role not in MODEL_ROLES:
+                return {"ok": False, "error": f"Only an admin may run a live model ({user.name} is {user.role})."}
+        return getattr(svc, name)(req)
 
     # gr.HTML marks each function as a server function by setting an attribute, so plain functions
     # (not bound methods) with distinct names are needed.
-    def open_session(req): return svc.open_session(req)
-    def item_sets(req): return svc.item_sets(req)
-    def respond(req): return svc.respond(req)
-    def speak(req): return svc.speak(req)
-    def correct(req): return svc.correct(req)
-    def finish_item(req): return svc.finish_item(req)
-    def asr_status(req): return svc.asr_status(req)
-    def clock(req): return svc.clock(req)
-    def model_stop(req): return svc.model_stop(req)
+    def open_session(req): return gate("open_session", req)
+    def item_sets(req): return gate("item_sets", req)
+    def respond(req): return gate("respond", req)
+    def speak(req): return gate("speak", req)
+    def correct(req): return gate("correct", req)
+    def finish_item(req): return gate("finish_item", req)
+    def asr_status(req): return gate("asr_status", req)
+    def clock(req): return gate("clock", req)
+    def model_stop(req): return gate("model_stop", req)
+    def study_step(req): return gate("study_step", req)
+    def calibrate(req): return gate("calibrate", req)
+    def model_check(req): return gate("model_check", req)
 
     async def wait_model(req):  # async: a waiting page holds no server thread
+        if not isinstance(req, dict):
+            return {"ok": False, "error": "The request must be a JSON object."}
+        tok = req.get("auth")
+        if ctx.allowed(tok if isinstance(tok, str) else None, STUDIO_SESSION_ROLES) is None:
+            return {"ok": False, "error": NOT_SIGNED_IN}
         return await svc.wait_model(req)
 
     gr.HTML(session_markup(ctx), elem_id="session-root", padding=False,
             js_on_load="window.ibenchSession.mount(element, server);",
             server_functions=[open_session, item_sets, respond, speak, correct, finish_item, asr_status,
-                              clock, wait_model, model_stop])
+                              clock, wait_model, model_stop, study_step, calibrate,
+                              model_check])
     return svc

@@ -78,6 +78,11 @@ def _export(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", help="output file or folder")
     p.add_argument("--data", help="dataset folder (default: the session's, or the embedded demo)")
     p.add_argument("--session", help="responses: one session id (default: every session)")
+    p.add_argument("--study", help="responses: every participant session of one study, each with its "
+                                   "reaction-time calibration (calibration_s)")
+    p.add_argument("--calibration-shift", dest="calibration_shift", action="store_true",
+                   help="responses: move each participant's times back by their measured reaction time "
+                        "(jsonl: t_shifted; native: the predictions that get scored)")
     p.add_argument("--human-reference", action="store_true",
                    help="responses, InteractionBench: apply the paper's human-reference shift to A-type answers")
     p.add_argument("--benchmark", choices=BENCHMARKS, help="verified/dataset: which benchmark")
@@ -92,7 +97,8 @@ def _export(p: argparse.ArgumentParser) -> None:
                                code=USAGE)
             from runners.export import export_responses
             return export_responses(a.db, session=a.session, fmt=a.format or "jsonl", out=a.out, data=a.data,
-                                    human_reference=a.human_reference)
+                                    human_reference=a.human_reference, study=a.study,
+                                    calibration_shift=a.calibration_shift)
         from runners.cli_annotation import export_dataset
         return export_dataset(a)
     p.set_defaults(run=run)
@@ -253,3 +259,4 @@ def _fail(message: str, code: int, debug: bool) -> int:
 
 import runners.cli_annotation  # noqa: E402,F401
 import runners.cli_report  # noqa: E402,F401
+import runners.cli_study  # noqa: E402,F401

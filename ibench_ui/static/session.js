@@ -22,6 +22,7 @@
     maxT: 0, frameT: null, inflight: new Set(), nRows: -1, finishing: false, typingT: null,
     mic: null, rec: null, asr: { status: "idle", message: "" }, logged: 0,
     model: "", human: true, cursor: 0, polling: false, modelRows: new Map(), shown: {}, modelN: 0,
+    practice: false, countingDown: false, cal: null, thinking: null, modelReady: true,
   };
 
   const $ = (sel) => S.root ? S.root.querySelector(sel) : null;
@@ -46,17 +47,35 @@
   }
 
   function onKeyDown(ev) {
-    if (!S.root || !S.sess) return;
     const tgt = ev.target;
-    if (tgt && tgt.id === "session-key") {  // pick the respond key
+    if (S.root && tgt && tgt.id === "session-key") {  // pick the respond key
       ev.preventDefault();
       tgt.value = ev.code || "Space";
       return;
     }
-    if (!S.active) return;
+    if (!S.root || !S.sess) return;
+    const key = (S.sess.settings && S.sess.settings.respond_key) || "Space";
+    if (S.cal && S.cal.armed !== undefined && !isTyping(tgt)) {   // the reaction test listens for the key
+      if (ev.code === key || ev.code === "Space") { ev.preventDefault(); if (!ev.repeat) calReact(ev); }
+      return;
+    }
+    if (!S.active) {
+      // before Start (or during the countdown) the key does nothing but say what to do; the page does not scroll
+      if (S.item && ev.code === key && !isTyping(tgt) && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+        ev.preventDefault(); ev.stopPropagation();
+        if (!S.started && !S.finishing) startHint();
+      }
+      return;
+    }
     if (tgt && tgt.id === "response-text") {
-      if (ev.key === "Enter" && !ev.isComposing && !ev.repeat) { ev.preventDefault(); sendText(snap("enter", ev)); }
-      else if (S.typingT === null && ev.key.length === 1) { const v = video(); S.typingT = v ? v.currentTime : null; }
+      if (ev.key === "Enter" && !ev.isComposing && !ev.repeat) {
+        ev.preventDefault(); sendText(snap("enter", ev));
+        tgt.blur();   // the answer is sent: Space responds again instead of typing into the box
+      } else if (ev.code === key && !tgt.value && !ev.isComposing) {
+        // Space in the empty answer box is a response, not a leading blank
+        ev.preventDefault(); ev.stopPropagation();
+        if (!ev.repeat) respond(snap("key:" + key, ev));
+      } else if (S.typingT === null && ev.key.length === 1) { const v = video(); S.typingT = v ? v.currentTime : null; }
       return;
     }
     if (tgt && tgt.id === "send-btn" && ev.key === "Enter") {  // Space stays the respond key everywhere
@@ -66,7 +85,6 @@
     }
     if (isTyping(tgt)) return;
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const key = (S.sess.settings && S.sess.settings.respond_key) || "Space";
     const onButton = tgt && tgt.id === "respond-btn" && ev.key === "Enter";
     if (ev.code === key || onButton) {
       ev.preventDefault();
@@ -76,6 +94,9 @@
   }
 
   function onPointerDown(ev) {
+    if (S.root && S.cal && S.cal.armed !== undefined && ev.target && ev.target.closest && ev.target.closest("#cal-cue")) {
+      calReact(ev); return;
+    }
     if (!S.root || !S.active || ev.button !== 0) return;
     const t = ev.target && ev.target.closest ? ev.target : null;
     if (!t) return;
@@ -98,7 +119,7 @@
       let delay = 250;
       for (let attempt = 0; ; attempt++) {
         try {
-          const res = await S.server[fn](payload);
+          const res = await S.server[fn](withCreds(payload));
           // Gradio's client resolves to undefined when the request failed (it only logs a warning)
           if (!res || typeof res.ok !== "boolean") throw new Error("no answer from the server");
           if (keep) { const o = outbox(); delete o[payload.rid]; saveOutbox(o); }
@@ -128,9 +149,19 @@
     }
   }
 
+  function withCreds(payload) {
+    /* The server checks who calls (issue 10): a study link's token, or the studio's staff sign-in. */
+    const out = Object.assign({}, payload);
+    const t = new URLSearchParams(location.search).get("t");
+    if (t) out.t = t;
+    const who = document.querySelector("#signin-status[data-token]");
+    if (who) out.auth = who.dataset.token;
+    return out;
+  }
+
   async function call(fn, payload) {
     /* One server-function call; a failed request (undefined from Gradio's client) becomes an error. */
-    const res = await S.server[fn](payload);
+    const res = await S.server[fn](withCreds(payload));
     if (!res || typeof res.ok !== "boolean") throw new Error("The server did not answer; check the connection and try again.");
     return res;
   }
@@ -152,20 +183,35 @@
   }
 
   function respond(m) {
-    if (!S.active) { status("Press Start first.", true); return; }
+    if (!S.active) { startHint(); return; }
     if (!S.human) { status("In this session only the model responds.", true); return; }
     flash($("#respond-btn"));
+    if (S.practice) { practiceSeen("press", m, ""); return; }
     post("respond", { ...base("press"), ...m }, true).then(accepted, () => {});
   }
 
+  function practiceSeen(kind, m, text) {
+    /* Practice: confirm at once on the page; nothing is sent or recorded. */
+    S.practiceN = (S.practiceN || 0) + 1;
+    status(`Practice: ${kind === "text" ? `answer “${text}”` : "response"} seen at ${fmt(m.media_t)} (practice is not recorded).`);
+    document.dispatchEvent(new CustomEvent("ibench:practice", { detail: { kind, t: m.media_t } }));
+  }
+
+  function startHint() {
+    const h = $("#start-hint");
+    if (h) { h.hidden = false; h.textContent = S.countingDown ? "Get ready…" : "Press Start to begin."; }
+    status(S.countingDown ? "Get ready…" : "Press Start first.", !S.countingDown);
+  }
+
   function sendText(m) {
-    if (!S.active) { status("Press Start first.", true); return; }
+    if (!S.active) { startHint(); return; }
     if (!S.human) { status("In this session only the model responds.", true); return; }
     const box = $("#response-text");
     const text = (box.value || "").trim();
     if (!text) { status("Type a response before sending; nothing was logged.", true); box.focus(); return; }
     const payload = { ...base("text"), ...m, text, typing_started_t: S.typingT };
     box.value = ""; S.typingT = null;
+    if (S.practice) { practiceSeen("text", m, text); return; }
     post("respond", payload, true).then(accepted, () => {});
   }
 
@@ -304,7 +350,23 @@
     if (S.model) pollLoop();
     setUrlSession(S.sess.id);
     $("#session-setup").hidden = true;
+    const box = $("#ib-session");
+    box.classList.toggle("ib-study", !!S.sess.study);
+    box.classList.toggle("ib-model-only", !S.human);
+    box.classList.toggle("ib-has-model", !!S.model);
+    $("#study-step").hidden = true; $("#study-consent").hidden = true; $("#calibration").hidden = true;
+    S.practice = false; S.cal = null;
+    if (res.done && res.end_html !== undefined) { endScreen(res); return; }
+    if (res.step === "consent") { consentStep(res); return; }
+    if (res.step === "calibration") { calibrationStep(res); return; }
     $("#session-player").hidden = false;
+    if (res.step === "practice") {
+      S.practice = true;
+      loadItem({ ...res, item: res.practice, timeline_html: "", n_rows: 0, resume_t: 0 });
+      $("#session-header").textContent = `Practice video: try the controls. Nothing is recorded.`;
+      applyAsr(res.asr);
+      return;
+    }
     if (res.done) {
       S.item = null; S.active = false;
       $("#item-result").hidden = false;
@@ -322,7 +384,10 @@
   function loadItem(res) {
     const it = res.item;
     S.item = it; S.started = false; S.active = false; S.finishing = false; S.nRows = -1; S.frameT = null;
-    const stored = Number(localStorage.getItem(posKey()) || 0);
+    S.countingDown = false;
+    $("#start-hint").hidden = true;
+    caption(""); modelState("");
+    const stored = S.practice ? 0 : Number(localStorage.getItem(posKey()) || 0);
     const resume = Math.max(res.resume_t || 0, isFinite(stored) ? stored : 0);
     S.maxT = resume;
     const s = S.sess;
@@ -355,6 +420,25 @@
     const st = $("#start-btn"); st.hidden = false; st.disabled = false;
     st.textContent = resume > 0 ? "Resume" : "Start";
     status(res.notice === "resumed" && res.n_rows ? `${res.n_rows} response(s) already logged on this item.` : "Press Start when ready.");
+    $("#tts-row").hidden = !S.model;
+    if (S.model) checkModel();
+    // every item starts with the player at the top of the window: video, Respond and status in view
+    const pl = $("#session-player");
+    if (pl && pl.scrollIntoView) pl.scrollIntoView({ block: "start" });
+  }
+
+  async function checkModel() {
+    /* Presenter: reach the model before the stream starts; Start waits for the answer. */
+    const st = $("#start-btn");
+    S.modelReady = false; st.disabled = true; st.textContent = "Checking the model…";
+    modelState("checking", "checking the model…");
+    let res = null;
+    try { res = await call("model_check", { session_id: S.sess.id }); } catch (e) { res = { ok: false, error: String(e.message || e) }; }
+    const okNow = res.ok && res.ready;
+    S.modelReady = okNow;
+    st.textContent = "Start"; st.disabled = !okNow;
+    if (okNow) { modelState("ready", "ready"); modelStatus(`Model ${S.model} is ready: press Start.`); }
+    else { modelState("error", "unreachable"); modelStatus(`Model ${S.model} is not reachable: ${res.reason || res.error}`, true); }
   }
 
   function posKey() { return S.sess && S.item ? `ibench.pos.${S.sess.id}.${S.item.index}` : "ibench.pos"; }
@@ -365,11 +449,22 @@
     v.requestVideoFrameCallback(cb);
   }
 
+  async function countdown(n) {
+    /* Study items begin after a visible 3-2-1 so nobody is caught unready; nothing counts meanwhile. */
+    const el = $("#countdown");
+    S.countingDown = true; el.hidden = false;
+    for (let k = n; k > 0; k--) { el.textContent = String(k); el.dataset.n = k; await new Promise(r => setTimeout(r, 1000)); }
+    el.hidden = true; S.countingDown = false;
+  }
+
   async function start() {
     const v = video();
-    if (!S.item || S.started) return;
+    if (!S.item || S.started || (S.model && !S.modelReady)) return;
     S.started = true;
     $("#start-btn").hidden = true;
+    $("#start-hint").hidden = true;
+    const cd = S.sess.study ? Number((S.sess.settings && S.sess.settings.countdown) ?? 3) : 0;
+    if (cd > 0) await countdown(Math.min(5, cd));
     // responses count from the Start click on: a press before the first frame plays still has its media time
     S.active = true;
     if (S.human) for (const id of ["#respond-btn", "#send-btn", "#response-text"]) $(id).disabled = false;
@@ -387,7 +482,10 @@
     const it = S.item, v = video(), el = $("#session-request");
     if (!it || el.dataset.shown === "1") return;
     const r = it.request;
-    if (r.modality === "audio") { el.textContent = "(The request is spoken in the stream: listen.)"; el.dataset.shown = "1"; return; }
+    if (r.modality === "audio") {   // said when this item's request is spoken, not while others' are
+      if (v.currentTime >= (r.time || 0)) { el.textContent = "Listen: your request is being spoken now."; el.dataset.shown = "1"; }
+      return;
+    }
     if (r.modality === "standing" || v.currentTime >= (r.time || 0)) {
       el.textContent = r.text; el.dataset.shown = "1";
     }
@@ -398,6 +496,15 @@
     S.finishing = true; S.active = false;
     if (S.rec) finishRec();
     for (const id of ["#respond-btn", "#send-btn", "#response-text", "#mic-btn"]) $(id).disabled = true;
+    if (S.practice) {
+      $("#item-result").innerHTML = `<p id="practice-done">Practice done: ${S.practiceN || 0} response(s) seen. ` +
+        "The real videos work the same way.</p>";
+      $("#item-result").hidden = false;
+      const nb = $("#next-btn"); nb.hidden = false; nb.textContent = "Continue";
+      nb.scrollIntoView({ block: "nearest" });
+      status("");
+      return;
+    }
     status("Item finished; saving and scoring…");
     await Promise.allSettled(Array.from(S.inflight));   // every press reaches the store before scoring
     if (S.model) await clockReport("ended", true);      // the model may still decide its last tick
@@ -410,11 +517,129 @@
     $("#item-result").hidden = false;
     const nb = $("#next-btn");
     nb.hidden = false;
-    nb.textContent = res.has_next ? "Next item" : "Finish session";
+    nb.textContent = res.has_next ? (S.sess.study ? "Next video" : "Next item") : "Finish session";
+    nb.scrollIntoView({ block: "nearest" });   // the result and the way on are in view, not below the fold
     status("");
   }
 
-  async function next() { await open({ session_id: S.sess.id }); }
+  async function next() {
+    if (S.practice) { await step({ session_id: S.sess.id, step: "practice" }); return; }
+    await open({ session_id: S.sess.id });
+  }
+
+  async function step(req) {
+    let res;
+    try { res = await call("study_step", req); } catch (err) { message(String(err.message || err), true); return; }
+    if (!res.ok) { message(res.error, true); return; }
+    message(""); show(res);
+  }
+
+  /* ---------------------------------------------------------------- study steps */
+  function stopVideo() {
+    const v = video(); if (!v) return;
+    v.pause(); v.removeAttribute("src"); v.load();
+  }
+
+  function consentStep(res) {
+    S.item = null;
+    $("#session-player").hidden = true; stopVideo();
+    $("#study-step").hidden = false; $("#study-consent").hidden = false;
+    $("#consent-text").innerHTML = res.consent_html;   // rendered on the server from Markdown, raw HTML off
+    $("#consent-agree").checked = false;
+    window.scrollTo(0, 0);
+  }
+
+  function endScreen(res) {
+    S.item = null; S.active = false;
+    stopVideo();
+    $("#session-player").hidden = true;
+    $("#study-step").hidden = true;
+    const done = $("#study-done"); done.hidden = false; done.innerHTML = res.end_html;
+    done.scrollIntoView({ block: "start" });
+  }
+
+  function calibrationStep(res) {
+    S.item = null;
+    $("#session-player").hidden = true; stopVideo();
+    $("#study-step").hidden = false; $("#calibration").hidden = false;
+    const cfg = res.calibration || { n_visual: 4, n_audio: 4 };
+    S.calCfg = cfg;
+    $("#cal-start-btn").hidden = false; $("#cal-start-btn").disabled = false;
+    $("#cal-cue").textContent = "wait…"; $("#cal-cue").dataset.on = "0";
+    $("#cal-progress").textContent = `${cfg.n_visual + cfg.n_audio} cues, about half a minute.`;
+    window.scrollTo(0, 0);
+  }
+
+  function beep(ac, at) {
+    const o = ac.createOscillator(), g = ac.createGain();
+    o.frequency.value = 880; g.gain.value = 0.3;
+    o.connect(g); g.connect(ac.destination);
+    o.start(at); o.stop(at + 0.15);
+  }
+
+  async function runCalibration() {
+    /* Cues at random gaps; each cue's onset is taken on the page clock (the paint after a flash, the
+       audio output time of a beep) and the reaction at the key/pointer event's own timestamp. */
+    const cfg = S.calCfg || { n_visual: 4, n_audio: 4 };
+    $("#cal-start-btn").hidden = true;
+    let ac = null;
+    try { ac = new (window.AudioContext || window.webkitAudioContext)(); if (ac.state !== "running") await ac.resume(); } catch (e) { ac = null; }
+    const cues = [];
+    for (let i = 0; i < cfg.n_visual; i++) cues.push("visual");
+    for (let i = 0; i < cfg.n_audio; i++) cues.push(ac ? "audio" : "visual");
+    for (let i = cues.length - 1; i > 0; i--) { const j = Math.floor(Math.random() * (i + 1)); [cues[i], cues[j]] = [cues[j], cues[i]]; }
+    const box = $("#cal-cue"), trials = [];
+    for (let i = 0; i < cues.length; i++) {
+      const cue = cues[i];
+      $("#cal-progress").textContent = `Cue ${i + 1} of ${cues.length}`;
+      box.textContent = "wait…"; box.dataset.on = "0"; box.dataset.cue = ""; box.classList.remove("ib-cal-on");
+      S.cal = { armed: false, onset: null, early: 0 };
+      await new Promise(r => setTimeout(r, 1200 + Math.random() * 1600));
+      const reacted = new Promise((resolve) => { S.cal.resolve = resolve; });
+      if (cue === "visual") {
+        box.classList.add("ib-cal-on"); box.textContent = "NOW";
+        await new Promise(r => requestAnimationFrame(() => r()));
+        S.cal.onset = performance.now();
+      } else {
+        const at = ac.currentTime + 0.05;
+        beep(ac, at);
+        let onset = performance.now() + 50;
+        if (ac.getOutputTimestamp) {
+          const ts = ac.getOutputTimestamp();
+          if (ts && ts.performanceTime) onset = ts.performanceTime + (at - ts.contextTime) * 1000;
+        }
+        const wait = Math.max(0, onset - performance.now());
+        await new Promise(r => setTimeout(r, wait));
+        S.cal.onset = onset;
+      }
+      S.cal.armed = true; box.dataset.on = "1"; box.dataset.cue = cue;
+      const timeout = new Promise(r => setTimeout(() => r(null), 2000));
+      const at = await Promise.race([reacted, timeout]);
+      trials.push({ cue, latency_ms: at === null ? null : Math.max(0, at - S.cal.onset) });
+      box.classList.remove("ib-cal-on"); box.textContent = at === null ? "missed" : "✓"; box.dataset.on = "0";
+      S.cal = { armed: false, onset: null };
+      await new Promise(r => setTimeout(r, 400));
+    }
+    S.cal = null;
+    if (ac) ac.close().catch(() => {});
+    $("#cal-progress").textContent = "Saving…";
+    let res;
+    try { res = await call("calibrate", { session_id: S.sess.id, trials }); } catch (err) { res = { ok: false, error: String(err.message || err), retry: true }; }
+    if (!res.ok) {
+      $("#cal-progress").textContent = res.error; $("#cal-progress").classList.add("ib-bad");
+      if (res.retry) { const b = $("#cal-start-btn"); b.hidden = false; b.textContent = "Try the reaction test again"; }
+      return;
+    }
+    $("#cal-progress").classList.remove("ib-bad");
+    show(res);
+  }
+
+  function calReact(ev) {
+    const c = S.cal; if (!c) return;
+    if (!c.armed) { c.early = (c.early || 0) + 1; $("#cal-progress").textContent = "Too early: wait for the cue."; return; }
+    c.armed = false;
+    if (c.resolve) c.resolve(ev.timeStamp || performance.now());
+  }
 
   /* ---------------------------------------------------------------- guards and media events */
   function onMedia(ev) {
@@ -446,6 +671,11 @@
     const t = ev.target;
     if (!S.root || !t || !t.closest) return;
     if (t.closest("#start-btn")) { start(); return; }
+    if (t.closest("#consent-btn")) {
+      if (!$("#consent-agree").checked) { message("Tick the box to say you agree, then continue.", true); return; }
+      step({ session_id: S.sess.id, step: "consent", agree: true }); return;
+    }
+    if (t.closest("#cal-start-btn")) { runCalibration(); return; }
     if (t.closest("#next-btn")) { next(); return; }
     if (t.closest("#pause-btn")) { togglePause(); return; }
     if (t.closest("#session-create-btn")) { create(); return; }
@@ -509,12 +739,12 @@
   function clockReport(type, force) {
     /* The page's media clock for the server's model worker: media time, paused/stalled, rate, wall. */
     const v = video();
-    if (!S.model || !S.item || !S.started || !v || (S.finishing && !force)) return Promise.resolve(null);
+    if (!S.model || !S.item || S.practice || !S.started || !v || (S.finishing && !force)) return Promise.resolve(null);
     const stalled = type === "waiting" || (v.readyState < 3 && !v.ended);
     const rep = { page_id: S.pageId, session_id: S.sess.id, item_index: S.item.index, item_id: S.item.id,
       media_t: v.currentTime, paused: v.paused || v.ended || stalled, rate: v.playbackRate,
       wall: nowWall() / 1000, event: type };
-    return S.server.clock(rep).then((res) => {
+    return S.server.clock(withCreds(rep)).then((res) => {
       if (res && !res.ok) modelStatus(res.error, true);
       return res;
     }, () => null);
@@ -535,7 +765,7 @@
     try {
       while (S.model) {
         let res = null;
-        try { res = await S.server.wait_model({ page_id: S.pageId, cursor: S.cursor }); } catch (e) { res = null; }
+        try { res = await S.server.wait_model(withCreds({ page_id: S.pageId, cursor: S.cursor })); } catch (e) { res = null; }
         if (!res || !res.ok) { fails++; await new Promise(r => setTimeout(r, Math.min(4000, 200 * 2 ** fails))); continue; }
         fails = 0;
         if (res.cursor < S.cursor) S.cursor = 0;  // the server restarted: its events start again at 0
@@ -547,8 +777,16 @@
 
   function onModelEvent(ev) {
     if (!S.sess || !S.item || ev.session_id !== S.sess.id || ev.item_index !== S.item.index) return;
-    if (ev.type === "response") { S.modelRows.set(ev.rid, ev); insertModelRow(ev); return; }
+    if (ev.type === "response") { S.modelRows.set(ev.rid, ev); insertModelRow(ev); spoke(ev); return; }
+    if (ev.type === "call") {
+      if (ev.state === "thinking") { S.thinking = { since: performance.now(), t: ev.t }; tickThinking(); }
+      else if (S.thinking) { S.thinking = null; if (modelStateNow() !== "spoke") modelState("watching", "watching"); }
+      return;
+    }
     if (ev.type === "status") {
+      if (ev.state === "running") modelState("watching", "watching");
+      else if (ev.state === "error") modelState("error", "error: " + (ev.reason || "failed"));
+      else if (ev.state === "done") modelState("done", "finished");
       const what = { running: `Model ${ev.spec} is watching (${ev.protocol}).`,
         done: `Model ${ev.spec} finished this item (${ev.emitted} response(s)).`,
         cancelled: `Model ${ev.spec} stopped (${ev.reason || "cancelled"}).`,
@@ -556,6 +794,54 @@
       modelStatus(what, ev.state === "error");
     }
   }
+
+  /* ---------------------------------------------------------------- presenter */
+  function caption(text, ev) {
+    const el = $("#model-caption"); if (!el) return;
+    el.textContent = text || ""; el.hidden = !text;
+    if (ev) { el.dataset.rid = ev.rid; el.dataset.emitMs = Number(ev.emit_wall_ms).toFixed(1); el.dataset.shownMs = nowWall().toFixed(1); }
+  }
+
+  function modelStateNow() { const el = $("#model-state"); return el ? el.dataset.state || "" : ""; }
+
+  function modelState(state, text) {
+    const el = $("#model-state"); if (!el) return;
+    el.dataset.state = state || ""; el.hidden = !state;
+    el.textContent = state ? `${S.model}: ${text || state}` : "";
+    el.classList.toggle("ib-bad", state === "error");
+  }
+
+  function tickThinking() {
+    /* "thinking 340 ms": the model call in flight, counted on the page from the moment it was announced. */
+    if (!S.thinking) return;
+    modelState("thinking", `thinking ${Math.round(performance.now() - S.thinking.since)} ms`);
+    setTimeout(tickThinking, 50);
+  }
+
+  function spoke(ev) {
+    S.thinking = null;
+    const words = ev.text || (ev.kind === "press" ? "(responds)" : "");
+    caption(words, ev);
+    modelState("spoke", `spoke at ${fmt(ev.t)}`);
+    const tts = $("#tts-toggle");
+    if (tts && tts.checked && ev.text && window.speechSynthesis) {
+      try { speechSynthesis.cancel(); speechSynthesis.speak(new SpeechSynthesisUtterance(ev.text)); } catch (e) { /* no voice */ }
+    }
+    document.dispatchEvent(new CustomEvent("ibench:caption", { detail: { rid: ev.rid, emit: ev.emit_wall_ms, shown: nowWall() } }));
+  }
+
+  function playhead() {
+    /* A vertical line in the lanes at the video's current time (presenter mode, and every live timeline). */
+    const v = video(), tl = $("#session-timeline .ib-tl");
+    if (!v || !tl) return;
+    const track = tl.querySelector(".ib-tl-track"); if (!track) return;
+    let ph = track.querySelector(".ib-tl-playhead");
+    if (!ph) { ph = document.createElement("div"); ph.className = "ib-tl-playhead"; track.appendChild(ph); }
+    const span = Number(tl.dataset.span) || v.duration || 1;
+    ph.style.left = `${Math.max(0, Math.min(100, 100 * v.currentTime / span)).toFixed(2)}%`;
+  }
+
+  function playheadLoop() { if (S.item && S.started && !S.finishing) playhead(); requestAnimationFrame(playheadLoop); }
 
   function insertModelRow(ev) {
     /* Draw one pushed model row now: a mark in its lane and a list row in time order. */
@@ -628,6 +914,7 @@
   function linkKey(req) { return "ibench.link." + JSON.stringify(LINK_KEYS.map(k => req[k] || "")); }
 
   async function opening(q) {
+    if (q.get("t")) { await open({}); return; }  // a study link: its token names the session
     if (q.get("session")) { await open({ session_id: q.get("session") }); return; }
     if (q.get("participant") || q.get("benchmark")) {
       const req = {}; for (const k of LINK_KEYS) if (q.has(k)) req[k] = q.get(k);
@@ -656,7 +943,8 @@
   // media events do not bubble: capture-phase listeners see them; plus a 1 Hz heartbeat (paused too)
   for (const t of CLOCK_EVENTS) document.addEventListener(t, onClockEvent, true);
   setInterval(() => { if (S.model && S.started && !S.finishing) clockReport("beat"); }, 1000);
-  window.addEventListener("pagehide", () => { if (S.model && S.server) S.server.model_stop({ page_id: S.pageId }).catch(() => {}); });
+  requestAnimationFrame(playheadLoop);
+  window.addEventListener("pagehide", () => { if (S.model && S.server) S.server.model_stop(withCreds({ page_id: S.pageId })).catch(() => {}); });
   document.addEventListener("contextmenu", (ev) => { if (ev.target && ev.target.id === "stream-video") ev.preventDefault(); }, true);
 
   window.ibenchSession = { mount, state: S, snap };

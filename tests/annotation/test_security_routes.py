@@ -95,7 +95,11 @@ def test_signed_out_caller_gets_nothing(app):
     before = _snapshot(store)
     c = _client(url)
     for route, args in CALLS:
-        text = str(c.predict(*args, api_name=route))
+        # since issue 10 the studio refuses an anonymous caller before the handler runs: an error reply
+        try:
+            text = str(c.predict(*args, api_name=route))
+        except Exception as exc:  # gradio_client raises the app's error reply
+            text = str(exc)
         assert "not signed in" in text, route
         assert "bob" not in text and str(B_MARK) not in text
     assert _snapshot(store) == before

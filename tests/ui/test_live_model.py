@@ -175,9 +175,11 @@ def test_long_poll_wakes_at_once_and_times_out_empty(env, item):
 # -- through the session service ------------------------------------------------------------------
 
 @pytest.mark.parametrize("req, msg", [
-    ({"model": "baseline:nosuch"}, "unknown baseline"),
-    ({"model": "gpt4"}, "not a model spec"),
-    ({"who": "model"}, "enter a model spec"),
+    ({"model": "baseline:nosuch"}, "not one of the models configured"),
+    ({"model": "gpt4"}, "not one of the models configured"),
+    ({"model": "plugin:os:system"}, "not one of the models configured"),   # a spec from the page is never loaded
+    ({"model": "openai:m@http://127.0.0.1:9/v1"}, "not one of the models configured"),
+    ({"who": "model"}, "choose a model"),
     ({"who": "human", "model": "baseline:motion"}, "clear the model"),
     ({"who": "robots", "model": "baseline:motion"}, "Who responds"),
     ({"model": "baseline:motion", "protocol": "zigzag"}, "Unknown protocol"),

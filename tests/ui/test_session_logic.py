@@ -1,6 +1,7 @@
 """Session tab server logic without a browser: item sets, validation, logging, speech, scoring, resume."""
 from __future__ import annotations
 
+import math
 import base64
 import json
 
@@ -20,12 +21,6 @@ IB = "interactionbench"
 @pytest.fixture(scope="module")
 def ib_ds():
     return load(IB)
-
-
-@pytest.fixture
-def svc(tmp_path):
-    ctx = AppContext(store=Store(tmp_path / "s.sqlite"), asr_model=str(tmp_path / "no-such-model"))
-    return SessionService(ctx)
 
 
 def _open(svc, **kw):
@@ -77,7 +72,7 @@ def test_open_session_creates_and_resumes(svc):
     assert s["participant"] == "P01" and s["n_items"] == 2 and s["index"] == 0
     assert s["settings"] == {"pause_allowed": True, "respond_key": "KeyJ"}
     item = res["item"]
-    assert item["id"] == "moving_square#0" and item["video_url"].startswith("/gradio_api/file=")
+    assert item["id"] == "moving_square#0" and item["video_url"].startswith("/media/")  # an opaque id, never a path (issue 10)
     assert "targets" not in json.dumps(item)  # no lookahead: targets stay on the server until item end
     again = svc.open_session({"session_id": s["id"]})
     assert again["ok"] and again["session"]["id"] == s["id"] and again["notice"] == "resumed"
@@ -215,7 +210,7 @@ def test_scorer_failure_is_shown_not_hidden(tmp_path):
 
 def test_server_restart_loses_nothing(tmp_path):
     db = tmp_path / "r.sqlite"
-    svc = SessionService(AppContext(store=Store(db)))
+    svc = SessionService(AppContext(store=Store(db)), clock_slack=math.inf)
     res = _open(svc)
     sid = res["session"]["id"]
     for t in (1.0, 2.5, 4.25):

@@ -1,0 +1,131 @@
+"""The web host: one FastAPI app with each audience mounted apart (DESIGN.md "Audiences and trust").
+
+  /study/     the participant app (ibench_ui.participant): a study link's session, nothing else
+  /media/<id> item media by opaque id, with HTTP Range (ibench_ui.media_route)
+  /           the staff studio (ibench_ui.app): every function checks the caller's role on the server
+
+Around both: request bodies are size-limited and Gradio's upload route is closed (no page of
+ours uploads a file), so nothing a visitor sends lands on disk except through a session function."""
+from __future__ import annotations
+
+import ipaddress
+import socket
+from typing import Optional
+
+import gradio as gr
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, PlainTextResponse
+
+from ibench_ui.context import AppContext
+from ibench_ui.media_route import MediaIndex
+
+MAX_BODY = 12 * 2**20  # bytes: a 30 s, 48 kHz voice clip in base64 is under 4 MB
+STUDY_MOUNT = "/study"
+NO_ADMIN = ("refusing to listen on {host}: there are no accounts in {db}, so anyone who can reach this address "
+            "would act as admin. Create the first admin, then start again:\n"
+            "    python app.py users add NAME --role admin --db {db}\n"
+            "(or bind to 127.0.0.1 for a single user on this machine).")
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost",):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Guard:
+    """ASGI middleware: 413 for bodies over MAX_BODY (declared or streamed), 403 for Gradio's upload route."""
+
+    def __init__(self, app, max_body: int = MAX_BODY):
+        self.app, self.max_body = app, max_body
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        path = scope.get("path", "")
+        if path.rstrip("/").endswith("/gradio_api/upload") or path.rstrip("/").endswith("/upload"):
+            return await PlainTextResponse("Uploads are not accepted here.", status_code=403)(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        try:
+            too_big = declared is not None and int(declared) > self.max_body
+        except ValueError:
+            too_big = True
+        if too_big:
+            return await PlainTextResponse("Request body too large.", status_code=413)(scope, receive, send)
+        seen = 0
+        started = False
+
+        async def limited_receive():
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.max_body:
+                    raise _TooLarge()
+            return msg
+
+        async def tracking_send(msg):
+            nonlocal started
+            if msg["type"] == "http.response.start":
+                started = True
+            await send(msg)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await PlainTextResponse("Request body too large.", status_code=413)(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def build_host(ctx: AppContext) -> FastAPI:
+    """The FastAPI app with the media route, the participant app and the studio mounted."""
+    from ibench_ui.app import CSS, build_app, page_head
+    from ibench_ui.participant import PARTICIPANT_CSS, build_participant_app
+    from ibench_ui.runs import RUNS_CSS
+
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    index = MediaIndex(ctx)
+
+    @app.get("/media/{mid}")
+    def media(mid: str, request: Request):
+        path = index.resolve(mid)
+        if path is None:
+            return PlainTextResponse("Not found.", status_code=404)
+        return FileResponse(path, headers={"Cache-Control": "private, max-age=3600"})
+
+    participant = build_participant_app(ctx)
+    participant.queue(default_concurrency_limit=16)
+    gr.mount_gradio_app(app, participant, path=STUDY_MOUNT, css=CSS + PARTICIPANT_CSS, head=page_head(), footer_links=[],
+                        show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
+    studio = build_app(ctx)
+    studio.queue(default_concurrency_limit=16)
+    gr.mount_gradio_app(app, studio, path="", css=CSS + RUNS_CSS, head=page_head(), footer_links=["api"],
+                        show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
+    app.add_middleware(Guard)
+    return app
+
+
+def free_port(host: str, start: int = 7860, tries: int = 100) -> int:
+    """Gradio's rule: 7860, or the next free port."""
+    for port in range(start, start + tries):
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+            try:
+                s.bind((host, port))
+                return port
+            except OSError:
+                continue
+    raise OSError(f"no free port in {start}-{start + tries - 1} on {host}")
+
+
+def check_bind(ctx: AppContext, host: str) -> Optional[str]:
+    """Why the app must not start on `host` (None when it may)."""
+    if not is_loopback(host) and not ctx.store.users():
+        return NO_ADMIN.format(host=host, db=ctx.store.path)
+    return None

@@ -1,0 +1,129 @@
+"""The participant's way through a study session: consent and instructions, one practice item, a
+reaction-time calibration, then the items and an end screen with a completion code. Which steps a
+session has and which are done lives in its settings (set by `study create`), so a reload resumes.
+
+Also the participant-facing wording: item results in plain words, never raw metric keys."""
+from __future__ import annotations
+
+import secrets
+from typing import Any, Optional
+
+from annotation.model import Item, Response, Session
+from ibench_ui.render import esc
+
+STEPS = ("consent", "practice", "calibration")
+DEFAULT_INSTRUCTIONS = """## Instructions
+
+You will watch a few short videos. Each one asks you something, in writing on the video or spoken in it.
+
+- Press **Respond** (or the **Space** key) at the moment you would answer or act.
+- Where an answer is asked for, type it in the box and press **Enter**; Space still responds after that.
+- First comes one **practice** video (nothing is recorded), then a short **reaction test**.
+
+Your responses are recorded with the time in the video at which you gave them, and nothing else about you.
+Press **I agree, continue** to take part. You can stop at any time by closing this page."""
+
+
+def flow_settings(s: Session, study_settings: Optional[dict] = None) -> dict:
+    """What the flow reads: the study's settings (annotation.studies: consent, completion_code,
+    practice_item, show_results, calibrate, countdown) overlaid by the session's own (progress, calibration)."""
+    return {**(study_settings or {}), **(s.settings or {})}
+
+
+def is_study(st: dict) -> bool:
+    return bool(st.get("study_id"))
+
+
+def pending_step(s: Session, st: dict) -> Optional[str]:
+    """The study step this participant has still to do before the items (None: go to the items)."""
+    if not is_study(st) or s.current_index > 0:
+        return None
+    if not st.get("consented_at"):
+        return "consent"
+    if st.get("practice_item") and not st.get("practice_done_at"):
+        return "practice"
+    if st.get("calibrate", True) and not st.get("calibration"):
+        return "calibration"
+    return None
+
+
+def consent_html(text: Optional[str]) -> str:
+    """The study's consent/instructions Markdown as HTML; raw HTML in it is shown as text, not run."""
+    from markdown_it import MarkdownIt  # a maintained CommonMark renderer (a Gradio dependency); html off
+
+    return MarkdownIt("commonmark", {"html": False}).render(text or DEFAULT_INSTRUCTIONS)
+
+
+def completion_code(st: dict) -> str:
+    """The study's configured code, else one drawn for this session (kept once drawn)."""
+    return str(st.get("completion_code") or st.get("session_code") or "")
+
+
+def new_session_code() -> str:
+    return "IB-" + secrets.token_hex(4).upper()
+
+
+def shows_results(st: dict) -> bool:
+    """Studies show item results only when created with --show-results; studio sessions always do."""
+    return bool(st.get("show_results")) if is_study(st) else True
+
+
+# -- plain words -------------------------------------------------------------------------------
+
+def _share(v: Any) -> Optional[str]:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return f"{round(100 * float(v))} out of 100"
+
+
+def plain_result(item: Item, rows: list[Response], headline: dict) -> list[str]:
+    """Sentences for one item's result, from the scorer's headline (its numbers, reworded)."""
+    n = len(rows)
+    said = [r for r in rows if r.kind in ("text", "speech") and r.text]
+    out = [f"You responded {n} time{'s' if n != 1 else ''}." if n else "You did not respond on this item."]
+    h = headline or {}
+    b = item.benchmark
+    if b == "interactionbench":
+        if _share(h.get("timing_accuracy")):
+            out.append(f"Timing: {_share(h['timing_accuracy'])} (how close you came to the right moment).")
+        if h.get("silence_compliance") is not None:
+            ok = bool(h["silence_compliance"]) if not isinstance(h["silence_compliance"], float) \
+                else h["silence_compliance"] >= 0.5
+            out.append("You stayed quiet when nothing was asked." if ok else "You responded when nothing was asked yet.")
+        if said and _share(h.get("accuracy")):
+            out.append(f"Answer: {_share(h['accuracy'])}.")
+        elif not said:
+            out.append("A press carries no answer, so the answer itself is not checked here.")
+    elif b == "interactscope":
+        tg, timely = h.get("targets"), h.get("timely_targets")
+        if isinstance(tg, int) and tg:
+            out.append(f"You responded in time to {timely or 0} of {tg} moment{'s' if tg != 1 else ''}.")
+        if h.get("content_judged"):
+            out.append(f"{h.get('correct_targets') or 0} of {tg} answer(s) judged correct.")
+        else:
+            out.append("Whether your answers were right is checked afterwards.")
+    elif b == "proactivebench":
+        if h.get("correct") is not None:
+            out.append("That was right." if h["correct"] else "That was not quite it this time.")
+        if isinstance(h.get("ref_count"), int) and h.get("hits") is not None:
+            out.append(f"You caught {h['hits']} of {h['ref_count']} moment(s).")
+    elif b == "omniinteract":
+        if isinstance(h.get("TP"), (int, float)):
+            out.append(f"Responses at the right moment: {int(h['TP'])}.")
+        if not h.get("content_judged"):
+            out.append("Whether your answers were right is checked afterwards.")
+    return out
+
+
+def plain_html(lines: list[str], elem_id: str = "item-plain") -> str:
+    return f'<ul class="ib-plain" id="{esc(elem_id)}">' + "".join(f"<li>{esc(x)}</li>" for x in lines) + "</ul>"
+
+
+def end_html(s: Session, st: dict, summary_lines: list[str]) -> str:
+    """The study's end screen: thanks, the completion code, and (if the study shows results) a recap."""
+    code = completion_code(st)
+    recap = plain_html(summary_lines, "study-recap") if summary_lines else ""
+    return (f'<div class="ib-end" id="study-end"><h2>Thank you!</h2><p>You have finished all '
+            f'{len(s.item_ids)} videos. Your completion code is:</p>'
+            f'<p class="ib-code"><code id="completion-code">{esc(code)}</code></p>'
+            f'<p>Copy it into the study platform if it asks for one. You can close this page now.</p>{recap}</div>')

@@ -1,0 +1,87 @@
+"""Presenter mode at 1280x720 for a live model demo: the model's latest words as a caption on the video,
+its state on screen, tall lanes with a playhead, no idle human controls when only the model responds,
+and a connection check that keeps Start closed for a model that cannot be reached."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # session_helpers beside this file (importlib mode)
+from session_helpers import VIDEO, open_ready, rows, start, study_url
+from tests.browser.conftest import AppServer
+
+pytestmark = pytest.mark.browser
+ITEM = "moving_square#0"
+STATES_JS = """
+window.__states = [];
+new MutationObserver((ms) => { for (const m of ms) if (m.target.id === 'model-state')
+  window.__states.push(m.target.dataset.state); })
+  .observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
+"""
+
+
+@pytest.fixture
+def small(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ctx.add_init_script(STATES_JS)
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
+
+
+def box(page, sel):
+    return page.locator(sel).bounding_box()
+
+
+def inside(a, b) -> bool:
+    return a["x"] >= b["x"] - 1 and a["y"] >= b["y"] - 1 and a["x"] + a["width"] <= b["x"] + b["width"] + 1 \
+        and a["y"] + a["height"] <= b["y"] + b["height"] + 1
+
+
+def test_scripted_model_caption_on_the_video(app_server, small):
+    page = small
+    spec = "baseline:periodic:2"   # scripted: says "Still watching." at t = 1, 3, 5, ...
+    sid = open_ready(page, study_url(app_server.url, "P-show", [ITEM], model=spec, who="model"))
+    page.wait_for_selector('#model-state[data-state="ready"]', timeout=20000)   # reached before Start
+    assert page.locator(".ib-controls").is_hidden() and page.locator("#respond-btn").is_hidden()
+    start(page)
+    page.wait_for_selector("#model-caption:not([hidden])", timeout=20000)
+    assert page.inner_text("#model-caption") == "Still watching."
+    first = rows(app_server.db, sid, 1)[0]
+    assert page.get_attribute("#model-caption", "data-rid") == first.id
+    # the caption and the state sit on the video, inside the 1280x720 window
+    video = box(page, VIDEO)
+    assert inside(box(page, "#model-caption"), video) and inside(box(page, "#model-state"), video)
+    assert video["y"] >= 0 and video["y"] + video["height"] <= 720
+    assert page.get_attribute("#model-state", "data-state") in ("spoke", "thinking", "watching")
+    page.wait_for_function("() => window.__states.includes('thinking') && window.__states.includes('spoke')",
+                           timeout=20000)
+    assert "thinking" in page.evaluate("() => window.__states")
+    # lanes readable from the back of the room, with a playhead that follows the video
+    lane = box(page, f'#session-timeline .ib-tl-lane[data-lane="model:{spec}"]')
+    assert lane["height"] >= 40
+    x0 = page.evaluate("() => parseFloat(document.querySelector('#session-timeline .ib-tl-playhead').style.left)")
+    page.wait_for_function(f"() => parseFloat(document.querySelector('#session-timeline .ib-tl-playhead').style.left) > {x0}",
+                           timeout=10000)
+    # a newer utterance replaces the caption
+    page.wait_for_function(f"() => document.querySelector('#model-caption').dataset.rid !== {first.id!r}", timeout=20000)
+    assert page.inner_text("#model-caption") == "Still watching."
+
+
+def test_unreachable_model_keeps_start_closed(tmp_path, browser):
+    reg = tmp_path / "models.toml"
+    reg.write_text('allowed_base_urls = ["http://127.0.0.1:9/v1"]\n[models]\n"down" = "openai:m@http://127.0.0.1:9/v1"\n')
+    srv = AppServer(tmp_path / "ibench.sqlite", ["--models", str(reg)]).start()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = ctx.new_page()
+    try:
+        page.goto(study_url(srv.url, "P-down", [ITEM], model="down", who="model"))
+        page.wait_for_selector('#model-state[data-state="error"]', timeout=60000)
+        assert page.locator("#start-btn").is_disabled()
+        assert "not reachable" in page.inner_text("#model-status")
+        assert "127.0.0.1:9" in page.inner_text("#model-status")
+    finally:
+        ctx.close()
+        srv.stop()

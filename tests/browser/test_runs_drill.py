@@ -1,0 +1,73 @@
+"""Runs tab drill-down of a baseline run: one row per model decision, with thumbnails of the frames it was
+given (decoded on the server), the prompt, the raw reply, the parsed decision and the scorer's verdict."""
+import subprocess
+import sys
+
+import pytest
+
+from annotation.store import Store
+from tests.browser.conftest import REPO
+
+pytestmark = pytest.mark.browser
+ITEM = "ball_counter#0"
+
+
+@pytest.fixture(scope="module")
+def baseline_run(app_server):
+    ids = app_server.db.parent / "items.txt"
+    ids.write_text(ITEM + "\n")
+    out = subprocess.run([sys.executable, "app.py", "run", "--benchmark", "interactionbench", "--model",
+                          "baseline:motion", "--items", str(ids), "--db", str(app_server.db)],
+                         cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    st = Store(app_server.db)
+    try:
+        run = st.runs()[-1]
+        return run.id, st.run_calls(run.id, ITEM)
+    finally:
+        st.close()
+
+
+def pick(page, dropdown: str, text: str) -> None:
+    page.locator(f"{dropdown} input").click()
+    page.locator("ul[role=listbox] li", has_text=text).first.click()
+
+
+def test_drill_down_shows_every_decision_with_frames_and_verdicts(app_server, page, baseline_run):
+    run_id, calls = baseline_run
+    spoke = [c for c in calls if c["decision"] == "speak"]
+    assert len(calls) > 10 and spoke  # the motion baseline speaks on this item
+    page.goto(app_server.url + "/")
+    page.get_by_role("tab", name="Runs").click()
+    page.wait_for_selector("#drill-run", timeout=30000)
+    page.locator("#drill-run input").click()  # focus refreshes the list with the run made after start-up
+    page.locator("ul[role=listbox] li", has_text=run_id).first.click()
+    page.wait_for_function(f"() => (document.querySelector('#drill-item input') || {{}}).value === {ITEM!r}",
+                           timeout=20000)
+    page.click("#drill-show")
+    page.wait_for_selector("#drill-table tr.ib-decision", timeout=60000)
+    rows = page.locator("#drill-table tr.ib-decision")
+    assert rows.count() == len(calls)
+    ts = [float(x) for x in page.eval_on_selector_all("#drill-table tr.ib-decision", "rs => rs.map(r => r.dataset.t)")]
+    assert ts == [round(c["t"], 3) for c in calls]
+    # every decision shows the frames it was given, as decoded images (never a path)
+    imgs = page.eval_on_selector_all("#drill-table img.ib-thumb",
+                                     "is => is.map(i => [i.src.slice(0, 23), i.naturalWidth])")
+    assert imgs and all(src == "data:image/jpeg;base64," and w > 0 for src, w in imgs)
+    first = rows.first
+    assert first.locator("img.ib-thumb").count() == min(4, len(calls[0]["frame_times"]))
+    # parsed decisions and the raw reply as stored
+    parsed = page.eval_on_selector_all("#drill-table td.ib-parsed", "cs => cs.map(c => c.innerText)")
+    assert parsed == [c["decision"] + (f": “{c['text']}”" if c["text"] else "") for c in calls]
+    assert calls[0]["raw_reply"] in first.inner_text()
+    # spoken decisions carry the scorer's verdict; silent ones are silent
+    verdicts = page.eval_on_selector_all("#drill-table tr.ib-decision", "rs => rs.map(r => r.dataset.verdict)")
+    assert {v for c, v in zip(calls, verdicts) if c["decision"] == "silent"} == {"silent"}
+    assert all(v in ("matched", "premature", "redundant", "spurious", "unscored")
+               for c, v in zip(calls, verdicts) if c["decision"] == "speak")
+    # the verdict filter keeps only what was said
+    pick(page, "#drill-filter", "responded")
+    page.click("#drill-show")
+    page.wait_for_function(f"() => document.querySelector('#drill-table')?.dataset.n === '{len(spoke)}'",
+                           timeout=30000)
+    assert page.locator("#drill-table tr.ib-decision").count() == len(spoke)

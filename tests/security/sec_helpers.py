@@ -1,0 +1,96 @@
+"""Helpers for the security tests: start a real `python app.py`, plain HTTP calls, gr.HTML server functions."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from annotation import auth, studies
+from annotation.store import Store
+
+REPO = Path(__file__).resolve().parents[2]
+IB = "interactionbench"
+ITEMS = {"alice": ["moving_square#0", "color_scene#0"], "bob": ["ball_counter#0"]}
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    db: Path
+    url: str
+    proc: subprocess.Popen
+    tokens: dict
+    study_id: str
+    marker_dir: Path
+    log: Path
+    extra: dict = field(default_factory=dict)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None and http(self.url + "/study/")[0] == 200
+
+
+def http(url: str, body=None, method: str | None = None, headers: dict | None = None, raw: bytes | None = None):
+    """(status, text) of one request; never raises on HTTP errors (status 0: the connection was closed)."""
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    req = urllib.request.Request(url, data=data, method=method or ("POST" if data is not None else "GET"),
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status, r.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode("utf-8", "replace")
+    except urllib.error.URLError as e:  # the server refused before reading the body (a 413 closes early)
+        return 0, str(e)
+
+
+def start_app(db: Path, log: Path, args: list[str] = (), timeout: float = 240) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", GRADIO_ANALYTICS_ENABLED="False", PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "app.py", "--db", str(db), "--port", str(port), *args], cwd=REPO,
+                            env=env, stdout=open(log, "ab"), stderr=subprocess.STDOUT)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"app exited early:\n{log.read_text()[-3000:]}")
+        try:
+            urllib.request.urlopen(url + "/study/", timeout=5)
+            return proc, url
+        except OSError:
+            time.sleep(0.5)
+    proc.terminate()
+    raise RuntimeError(f"app did not start in {timeout}s:\n{log.read_text()[-3000:]}")
+
+
+def component_id(url: str, mount: str, elem_id: str = "session-root") -> int:
+    status, text = http(f"{url}{mount}/config")
+    assert status == 200, text[:300]
+    for c in json.loads(text)["components"]:
+        if c.get("props", {}).get("elem_id") == elem_id:
+            return c["id"]
+    raise AssertionError(f"no #{elem_id} in {mount}/config")
+
+
+def server_fn(url: str, mount: str, fn: str, req, session_hash: str = "sec-test", cid: int | None = None):
+    """Call one gr.HTML server function the way the page does; returns (HTTP status, parsed reply or text)."""
+    cid = cid if cid is not None else component_id(url, mount)
+    status, text = http(f"{url}{mount}/gradio_api/component_server",
+                        {"data": req, "component_id": cid, "fn_name": fn, "session_hash": session_hash})
+    try:
+        return status, json.loads(text)
+    except ValueError:
+        return status, text
