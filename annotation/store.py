@@ -343,7 +343,8 @@ class Store:
     def create_run(self, run: Run) -> Run:
         with self._lock:
             self.db["runs"].insert({**asdict(run), "config": _dumps(run.config),
-                                    "report": _dumps(run.report) if run.report is not None else None})
+                                    "report": _dumps(run.report) if run.report is not None else None,
+                                    "error": run.error or None})  # NULL: no error, as update_run writes it
         return run
 
     def get_run(self, run_id: str) -> Optional[Run]:
