@@ -389,10 +389,11 @@ class SessionService:
         return {"timeline_html": timeline_html(rows, item.stream.duration, elem_id="", lanes=lanes(s)),
                 "n_rows": len(rows), "last_t": max((r.t for r in rows), default=0.0)}
 
-    def _asr_for(self, s: Session) -> dict:
+    def _asr_for(self, s: Optional[Session]) -> dict:
         """The speech-model state as this page may see it: a study participant never gets operator advice."""
         st = self.asr.state()
-        if study_flow.is_study(self._flow(s)) and st["status"] == "error":
+        participant = self.links or (s is not None and study_flow.is_study(self._flow(s)))
+        if participant and st["status"] == "error":
             return {"status": "error", "message": ASR_PARTICIPANT, "detail": ""}
         return st
 
@@ -688,7 +689,9 @@ class SessionService:
 
     @_guarded
     def asr_status(self, req: dict) -> dict:
-        return {"ok": True, "asr": self.asr.state()}
+        sid = (req or {}).get("session_id") if isinstance(req, dict) else None
+        s = self.ctx.store.get_session(sid) if isinstance(sid, str) and sid else None
+        return {"ok": True, "asr": self._asr_for(s)}
 
     # ---- live model
     def clock(self, req: dict) -> dict:
