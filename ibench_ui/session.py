@@ -408,7 +408,7 @@ class SessionService:
         study = study_flow.is_study(flow)
         view = {k: v for k, v in (s.settings or {}).items() if k not in ("calibration", "session_code")}
         if study:
-            view["countdown"] = flow.get("countdown", 3)
+            view["countdown"] = flow.get("countdown", 0)
         base = {"ok": True, "notice": notice, "asr": self._asr_for(s),
                 "session": {"id": s.id, "participant": s.participant, "benchmark": s.benchmark,
                             "n_items": len(s.item_ids), "index": s.current_index, "settings": view,

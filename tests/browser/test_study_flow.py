@@ -35,7 +35,8 @@ def make_study(db, base_url: str, participant: str, **settings) -> tuple[str, st
     st = Store(db)
     try:
         _, tokens = create_study(st, "interactionbench", [participant], ITEMS,
-                                 {"practice_item": PRACTICE, "show_results": True, "consent": CONSENT, **settings})
+                                 {"practice_item": PRACTICE, "show_results": True, "consent": CONSENT,
+                                  "calibrate": True, "countdown": 3, **settings})
         return resolve_token(st, tokens[participant]).session_id, participant_url(base_url, tokens[participant])
     finally:
         st.close()
@@ -168,7 +169,7 @@ def test_operator_messages_and_keys_stay_out_of_a_study(app_server, probed):
     code is drawn when the study has none."""
     page = probed
     sid, link = make_study(app_server.db, app_server.url, "P-quiet", show_results=False, consent="",
-                           practice_item=None, calibrate=False, countdown=0)
+                           instructions=True, practice_item=None, calibrate=False, countdown=0)
     page.goto(link)
     page.wait_for_selector("#study-consent:not([hidden]) #consent-text h2", timeout=60000)
     assert "Instructions" in page.inner_text("#consent-text")

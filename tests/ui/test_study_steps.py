@@ -34,7 +34,7 @@ def _trials(*ms):
 
 
 def test_steps_in_order_then_items(svc):
-    sid = _study(svc, consent="# Hello\n\n<b>raw</b>")
+    sid = _study(svc, consent="# Hello\n\n<b>raw</b>", calibrate=True, countdown=3)
     res = svc.open_session({"session_id": sid})
     assert res["step"] == "consent" and "<h1>Hello</h1>" in res["consent_html"]
     assert "<b>" not in res["consent_html"] and "&lt;b&gt;" in res["consent_html"]  # raw HTML is text
@@ -57,6 +57,12 @@ def test_steps_in_order_then_items(svc):
     assert cal["n_valid"] == 4 and cal["by_cue"] == {"audio": 0.38, "visual": 0.31}
     assert "calibration" not in res["session"]["settings"]  # not echoed to the page
     assert not svc.calibrate({"session_id": sid, "trials": _trials(300, 300, 300)})["ok"]  # done once
+
+
+def test_a_study_without_steps_opens_on_its_first_item(svc):
+    sid = _study(svc, practice_item=None)   # created by annotation.studies alone: no step asked for
+    res = svc.open_session({"session_id": sid})
+    assert "step" not in res and res["item"]["id"] == ITEMS[0] and res["session"]["settings"]["countdown"] == 0
 
 
 def test_participant_never_reads_operator_advice(svc):
@@ -85,8 +91,8 @@ def _finish_all(svc, sid, press_at=None):
 
 
 def test_results_in_plain_words_and_the_completion_code(svc):
-    sid = _study(svc, practice_item=None, show_results=True, completion_code="CODE-7", calibrate=False)
-    svc.study_step({"session_id": sid, "step": "consent", "agree": True})
+    sid = _study(svc, practice_item=None, show_results=True, completion_code="CODE-7", instructions=True)
+    assert svc.study_step({"session_id": sid, "step": "consent", "agree": True})["ok"]
     results = list(_finish_all(svc, sid, press_at=2.0))
     html = results[0]["result_html"]
     assert "You responded 1 time." in html and "total_score" not in html and "_" not in html.split("</h3>")[1]
@@ -96,8 +102,8 @@ def test_results_in_plain_words_and_the_completion_code(svc):
 
 
 def test_hidden_results_and_a_drawn_code(svc):
-    sid = _study(svc, practice_item=None, calibrate=False)
-    svc.study_step({"session_id": sid, "step": "consent", "agree": True})
+    sid = _study(svc, practice_item=None, instructions=True)
+    assert svc.study_step({"session_id": sid, "step": "consent", "agree": True})["ok"]
     results = list(_finish_all(svc, sid))
     assert all("Your responses are saved." in r["result_html"] and "responded" not in r["result_html"]
                for r in results)
