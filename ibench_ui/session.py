@@ -418,7 +418,8 @@ class SessionService:
                 if not study_flow.completion_code(flow):
                     s = self._with_settings(s, session_code=study_flow.new_session_code())
                     flow = self._flow(s)
-                return {**base, "done": True, "end_html": study_flow.end_html(s, flow, self._recap(s, flow)),
+                end = study_flow.end_html(s, flow, self._recap(s, flow))
+                return {**base, "done": True, "end_html": end, "summary_html": end,
                         "completion_code": study_flow.completion_code(flow)}
             return {**base, "done": True, "summary_html": self._summary_html(s)}
         step = study_flow.pending_step(s, flow)
