@@ -154,9 +154,9 @@ def anchor_rate(folder: Path, n: int) -> float:
 
 def run_phase(label: str, base: str, db: Path, pid: int, clients: int, n: int, gap: float, retry: float,
               seed: int) -> dict:
-    cpu0 = cpu_s(pid)
+    cpu0, own0 = cpu_s(pid), time.process_time()
     cs, wall = asyncio.run(phase(base, clients, n, gap, retry, seed))
-    cpu = cpu_s(pid) - cpu0
+    cpu, own = cpu_s(pid) - cpu0, time.process_time() - own0
     a = audit(db, cs)
     lat = [x for c in cs for x in c.lat_ms]
     acked = sum(len(c.acked) for c in cs)
@@ -165,11 +165,13 @@ def run_phase(label: str, base: str, db: Path, pid: int, clients: int, n: int, g
            "errors": sum(len(c.errors) for c in cs), "wall_s": wall, "rate": acked / wall if wall else 0.0,
            "p50_ms": pct(lat, .5), "p95_ms": pct(lat, .95), "max_ms": max(lat) if lat else float("nan"),
            "rss_mib": rss, "peak_rss_mib": hwm, "server_cpu_ms_per_request": 1000 * cpu / max(1, acked + sum(
-               c.retries for c in cs) + clients), "first_errors": sorted({e for c in cs for e in c.errors})[:3], **a}
+               c.retries for c in cs) + clients), "server_cores": cpu / wall if wall else 0.0,
+           "client_cores": own / wall if wall else 0.0, "first_errors": sorted({e for c in cs for e in c.errors})[:3], **a}
     print(f"{label:<22} {clients:4d} x {n:3d}  acked {acked:5d} (+{out['retries']} retries)  "
           f"{out['rate']:7.1f} resp/s  p50 {out['p50_ms']:6.1f} ms  p95 {out['p95_ms']:7.1f} ms  "
           f"max {out['max_ms']:7.1f} ms  lost {a['lost']}  duplicated {a['duplicated']}  errors {out['errors']}  "
-          f"server RSS {rss:.0f} MiB (peak {hwm:.0f}), server CPU {out['server_cpu_ms_per_request']:.1f} ms/request",
+          f"server RSS {rss:.0f} MiB (peak {hwm:.0f}), server CPU {out['server_cpu_ms_per_request']:.1f} ms/request, "
+          f"cores used: server {out['server_cores']:.2f}, load generator {out['client_cores']:.2f}",
           flush=True)
     for e in out["first_errors"]:
         print(f"    error: {e}")
