@@ -40,7 +40,7 @@ class Client:
     acked: set = field(default_factory=set)
     sent: set = field(default_factory=set)
     lat_ms: list = field(default_factory=list)
-    errors: list = field(default_factory=list)
+    errors: list = field(default_factory=list)  # requests that got no answer (re-sent, as a page would)
     retries: int = 0
 
 
@@ -94,10 +94,15 @@ async def participant(http, base: str, comp: int, c: Client, n: int, mean_gap: f
         sends = 2 if rng.random() < retry else 1
         for attempt in range(sends):
             t0 = time.perf_counter()
-            try:
-                res = await call(http, base, comp, page, "respond", payload)
-            except Exception as exc:  # noqa: BLE001 - a failed request is counted, never hidden
-                c.errors.append(f"{type(exc).__name__}: {exc}")
+            res = None
+            for transport_try in range(4):  # as the page does: a request without an answer is re-sent, same id
+                try:
+                    res = await call(http, base, comp, page, "respond", payload)
+                    break
+                except Exception as exc:  # noqa: BLE001 - a failed request is counted, never hidden
+                    c.errors.append(f"{type(exc).__name__}: {exc}")
+                    c.sent.add(rid)
+            if res is None:
                 continue
             dt = (time.perf_counter() - t0) * 1000
             c.sent.add(rid)
