@@ -183,6 +183,51 @@ def run_phase(label: str, base: str, db: Path, pid: int, clients: int, n: int, g
     return out
 
 
+def in_process(folder: Path, clients: int, n: int, group_commit: bool) -> float:
+    """The session service and store alone (threads calling SessionService.respond, no HTTP): responses/s.
+    group_commit=False replays the previous store write (one insert and one commit per response, all
+    under the store lock) as the side-by-side anchor for the group commit."""
+    import math
+    import threading
+    from dataclasses import asdict
+
+    from annotation.model import Response
+    from annotation.store import Store, _dumps
+    from ibench_ui.context import AppContext
+    from ibench_ui.session import SessionService
+
+    class PerRowStore(Store):
+        def add_response(self, r: Response) -> Response:
+            with self._lock:
+                row = asdict(r)
+                row.update(meta=_dumps(r.meta))
+                self.db["responses"].insert(row)
+            return r
+
+    store = (Store if group_commit else PerRowStore)(folder / f"inproc_{int(group_commit)}.sqlite")
+    svc = SessionService(AppContext(store=store), clock_slack=math.inf)
+    sids = [svc.open_session({"participant": f"ip{k}", "benchmark": "interactionbench", "items": ITEM})["session"]["id"]
+            for k in range(clients)]
+    bad = []
+
+    def go(sid: str) -> None:
+        for i in range(n):
+            res = svc.respond({"rid": f"r_{uuid.uuid4().hex[:24]}", "session_id": sid, "item_index": 0, "item_id": ITEM,
+                               "kind": "press", "media_t": 1.0 + i * 0.01})
+            if not res.get("ok"):
+                bad.append(res)
+    ts = [threading.Thread(target=go, args=(sid,)) for sid in sids]
+    t0 = time.perf_counter()
+    [t.start() for t in ts]
+    [t.join() for t in ts]
+    dt = time.perf_counter() - t0
+    stored = store.db.execute("select count(*) from responses").fetchone()[0]
+    store.close()
+    if bad or stored != clients * n:
+        raise RuntimeError(f"in-process phase: {len(bad)} refused, {stored} of {clients * n} stored")
+    return clients * n / dt
+
+
 def parse_grid(s: str) -> tuple[int, int]:
     a, _, b = s.lower().partition("x")
     return int(a), int(b)
@@ -197,6 +242,8 @@ def main(argv=None) -> int:
     ap.add_argument("--stress-responses", dest="stress_n", type=int, default=50)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--in-process", dest="in_process", default="100x20",
+                    help="clients x responses for the service-only comparison, group commit vs per-row (0x0: skip)")
     args = ap.parse_args(argv)
 
     tmp = Path(tempfile.mkdtemp(prefix="study_load_"))
@@ -224,8 +271,15 @@ def main(argv=None) -> int:
     print(f"anchor: bare sqlite3 (WAL, synchronous=FULL, one commit per row, no server): {anchor:.0f} rows/s")
     for r in results:
         print(f"  {r['label']:<22} {r['clients']:4d} clients: {r['rate']:7.1f} resp/s = {r['rate'] / anchor:.2f} x anchor")
+    ip_c, ip_n = parse_grid(args.in_process)
+    service = {}
+    if ip_c and ip_n:
+        service = {"per_row": in_process(tmp, ip_c, ip_n, False), "group": in_process(tmp, ip_c, ip_n, True)}
+        print(f"service only (no HTTP), {ip_c} threads x {ip_n}: group commit {service['group']:.0f} resp/s, "
+              f"per-row commit (before) {service['per_row']:.0f} resp/s = {service['group'] / service['per_row']:.2f} x")
     if args.json:
-        Path(args.json).write_text(json.dumps({"phases": results, "anchor_rows_per_s": anchor}, indent=1))
+        Path(args.json).write_text(json.dumps({"phases": results, "anchor_rows_per_s": anchor, "service": service},
+                                              indent=1))
     bad = sum(r["lost"] + r["duplicated"] for r in results)
     return 1 if bad else 0
 
