@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import sqlite3
 import subprocess
@@ -39,8 +40,14 @@ class Client:
     acked: set = field(default_factory=set)
     sent: set = field(default_factory=set)
     lat_ms: list = field(default_factory=list)
-    errors: list = field(default_factory=list)
+    errors: list = field(default_factory=list)  # requests that got no answer (re-sent, as a page would)
     retries: int = 0
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) the process has used: per-response cost that a loaded box cannot skew."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mib(pid: int) -> tuple[float, float]:
@@ -87,10 +94,15 @@ async def participant(http, base: str, comp: int, c: Client, n: int, mean_gap: f
         sends = 2 if rng.random() < retry else 1
         for attempt in range(sends):
             t0 = time.perf_counter()
-            try:
-                res = await call(http, base, comp, page, "respond", payload)
-            except Exception as exc:  # noqa: BLE001 - a failed request is counted, never hidden
-                c.errors.append(f"{type(exc).__name__}: {exc}")
+            res = None
+            for transport_try in range(4):  # as the page does: a request without an answer is re-sent, same id
+                try:
+                    res = await call(http, base, comp, page, "respond", payload)
+                    break
+                except Exception as exc:  # noqa: BLE001 - a failed request is counted, never hidden
+                    c.errors.append(f"{type(exc).__name__}: {exc}")
+                    c.sent.add(rid)
+            if res is None:
                 continue
             dt = (time.perf_counter() - t0) * 1000
             c.sent.add(rid)
@@ -147,7 +159,9 @@ def anchor_rate(folder: Path, n: int) -> float:
 
 def run_phase(label: str, base: str, db: Path, pid: int, clients: int, n: int, gap: float, retry: float,
               seed: int) -> dict:
+    cpu0, own0 = cpu_s(pid), time.process_time()
     cs, wall = asyncio.run(phase(base, clients, n, gap, retry, seed))
+    cpu, own = cpu_s(pid) - cpu0, time.process_time() - own0
     a = audit(db, cs)
     lat = [x for c in cs for x in c.lat_ms]
     acked = sum(len(c.acked) for c in cs)
@@ -155,12 +169,63 @@ def run_phase(label: str, base: str, db: Path, pid: int, clients: int, n: int, g
     out = {"label": label, "clients": clients, "per_client": n, "acked": acked, "retries": sum(c.retries for c in cs),
            "errors": sum(len(c.errors) for c in cs), "wall_s": wall, "rate": acked / wall if wall else 0.0,
            "p50_ms": pct(lat, .5), "p95_ms": pct(lat, .95), "max_ms": max(lat) if lat else float("nan"),
-           "rss_mib": rss, "peak_rss_mib": hwm, **a}
+           "rss_mib": rss, "peak_rss_mib": hwm, "server_cpu_ms_per_request": 1000 * cpu / max(1, acked + sum(
+               c.retries for c in cs) + clients), "server_cores": cpu / wall if wall else 0.0,
+           "client_cores": own / wall if wall else 0.0, "first_errors": sorted({e for c in cs for e in c.errors})[:3], **a}
     print(f"{label:<22} {clients:4d} x {n:3d}  acked {acked:5d} (+{out['retries']} retries)  "
           f"{out['rate']:7.1f} resp/s  p50 {out['p50_ms']:6.1f} ms  p95 {out['p95_ms']:7.1f} ms  "
           f"max {out['max_ms']:7.1f} ms  lost {a['lost']}  duplicated {a['duplicated']}  errors {out['errors']}  "
-          f"server RSS {rss:.0f} MiB (peak {hwm:.0f})", flush=True)
+          f"server RSS {rss:.0f} MiB (peak {hwm:.0f}), server CPU {out['server_cpu_ms_per_request']:.1f} ms/request, "
+          f"cores used: server {out['server_cores']:.2f}, load generator {out['client_cores']:.2f}",
+          flush=True)
+    for e in out["first_errors"]:
+        print(f"    error: {e}")
     return out
+
+
+def in_process(folder: Path, clients: int, n: int, group_commit: bool) -> float:
+    """The session service and store alone (threads calling SessionService.respond, no HTTP): responses/s.
+    group_commit=False replays the previous store write (one insert and one commit per response, all
+    under the store lock) as the side-by-side anchor for the group commit."""
+    import math
+    import threading
+    from dataclasses import asdict
+
+    from annotation.model import Response
+    from annotation.store import Store, _dumps
+    from ibench_ui.context import AppContext
+    from ibench_ui.session import SessionService
+
+    class PerRowStore(Store):
+        def add_response(self, r: Response) -> Response:
+            with self._lock:
+                row = asdict(r)
+                row.update(meta=_dumps(r.meta))
+                self.db["responses"].insert(row)
+            return r
+
+    store = (Store if group_commit else PerRowStore)(folder / f"inproc_{int(group_commit)}.sqlite")
+    svc = SessionService(AppContext(store=store), clock_slack=math.inf)
+    sids = [svc.open_session({"participant": f"ip{k}", "benchmark": "interactionbench", "items": ITEM})["session"]["id"]
+            for k in range(clients)]
+    bad = []
+
+    def go(sid: str) -> None:
+        for i in range(n):
+            res = svc.respond({"rid": f"r_{uuid.uuid4().hex[:24]}", "session_id": sid, "item_index": 0, "item_id": ITEM,
+                               "kind": "press", "media_t": 1.0 + i * 0.01})
+            if not res.get("ok"):
+                bad.append(res)
+    ts = [threading.Thread(target=go, args=(sid,)) for sid in sids]
+    t0 = time.perf_counter()
+    [t.start() for t in ts]
+    [t.join() for t in ts]
+    dt = time.perf_counter() - t0
+    stored = store.db.execute("select count(*) from responses").fetchone()[0]
+    store.close()
+    if bad or stored != clients * n:
+        raise RuntimeError(f"in-process phase: {len(bad)} refused, {stored} of {clients * n} stored")
+    return clients * n / dt
 
 
 def parse_grid(s: str) -> tuple[int, int]:
@@ -177,6 +242,8 @@ def main(argv=None) -> int:
     ap.add_argument("--stress-responses", dest="stress_n", type=int, default=50)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--in-process", dest="in_process", default="100x20",
+                    help="clients x responses for the service-only comparison, group commit vs per-row (0x0: skip)")
     args = ap.parse_args(argv)
 
     tmp = Path(tempfile.mkdtemp(prefix="study_load_"))
@@ -204,8 +271,15 @@ def main(argv=None) -> int:
     print(f"anchor: bare sqlite3 (WAL, synchronous=FULL, one commit per row, no server): {anchor:.0f} rows/s")
     for r in results:
         print(f"  {r['label']:<22} {r['clients']:4d} clients: {r['rate']:7.1f} resp/s = {r['rate'] / anchor:.2f} x anchor")
+    ip_c, ip_n = parse_grid(args.in_process)
+    service = {}
+    if ip_c and ip_n:
+        service = {"per_row": in_process(tmp, ip_c, ip_n, False), "group": in_process(tmp, ip_c, ip_n, True)}
+        print(f"service only (no HTTP), {ip_c} threads x {ip_n}: group commit {service['group']:.0f} resp/s, "
+              f"per-row commit (before) {service['per_row']:.0f} resp/s = {service['group'] / service['per_row']:.2f} x")
     if args.json:
-        Path(args.json).write_text(json.dumps({"phases": results, "anchor_rows_per_s": anchor}, indent=1))
+        Path(args.json).write_text(json.dumps({"phases": results, "anchor_rows_per_s": anchor, "service": service},
+                                              indent=1))
     bad = sum(r["lost"] + r["duplicated"] for r in results)
     return 1 if bad else 0
 

@@ -389,10 +389,11 @@ class SessionService:
         return {"timeline_html": timeline_html(rows, item.stream.duration, elem_id="", lanes=lanes(s)),
                 "n_rows": len(rows), "last_t": max((r.t for r in rows), default=0.0)}
 
-    def _asr_for(self, s: Session) -> dict:
+    def _asr_for(self, s: Optional[Session]) -> dict:
         """The speech-model state as this page may see it: a study participant never gets operator advice."""
         st = self.asr.state()
-        if study_flow.is_study(self._flow(s)) and st["status"] == "error":
+        participant = self.links or (s is not None and study_flow.is_study(self._flow(s)))
+        if participant and st["status"] == "error":
             return {"status": "error", "message": ASR_PARTICIPANT, "detail": ""}
         return st
 
@@ -407,7 +408,7 @@ class SessionService:
         study = study_flow.is_study(flow)
         view = {k: v for k, v in (s.settings or {}).items() if k not in ("calibration", "session_code")}
         if study:
-            view["countdown"] = flow.get("countdown", 3)
+            view["countdown"] = flow.get("countdown", 0)
         base = {"ok": True, "notice": notice, "asr": self._asr_for(s),
                 "session": {"id": s.id, "participant": s.participant, "benchmark": s.benchmark,
                             "n_items": len(s.item_ids), "index": s.current_index, "settings": view,
@@ -417,7 +418,8 @@ class SessionService:
                 if not study_flow.completion_code(flow):
                     s = self._with_settings(s, session_code=study_flow.new_session_code())
                     flow = self._flow(s)
-                return {**base, "done": True, "end_html": study_flow.end_html(s, flow, self._recap(s, flow)),
+                end = study_flow.end_html(s, flow, self._recap(s, flow))
+                return {**base, "done": True, "end_html": end, "summary_html": end,
                         "completion_code": study_flow.completion_code(flow)}
             return {**base, "done": True, "summary_html": self._summary_html(s)}
         step = study_flow.pending_step(s, flow)
@@ -688,7 +690,9 @@ class SessionService:
 
     @_guarded
     def asr_status(self, req: dict) -> dict:
-        return {"ok": True, "asr": self.asr.state()}
+        sid = (req or {}).get("session_id") if isinstance(req, dict) else None
+        s = self.ctx.store.get_session(sid) if isinstance(sid, str) and sid else None
+        return {"ok": True, "asr": self._asr_for(s)}
 
     # ---- live model
     def clock(self, req: dict) -> dict:

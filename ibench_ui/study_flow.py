@@ -26,7 +26,8 @@ Press **I agree, continue** to take part. You can stop at any time by closing th
 
 def flow_settings(s: Session, study_settings: Optional[dict] = None) -> dict:
     """What the flow reads: the study's settings (annotation.studies: consent, completion_code,
-    practice_item, show_results, calibrate, countdown) overlaid by the session's own (progress, calibration)."""
+    practice_item, show_results; and from `study create`: instructions, calibrate, countdown) overlaid by
+    the session's own (progress, calibration). Each step is on only when the study asks for it."""
     return {**(study_settings or {}), **(s.settings or {})}
 
 
@@ -38,11 +39,11 @@ def pending_step(s: Session, st: dict) -> Optional[str]:
     """The study step this participant has still to do before the items (None: go to the items)."""
     if not is_study(st) or s.current_index > 0:
         return None
-    if not st.get("consented_at"):
+    if (st.get("consent") or st.get("instructions")) and not st.get("consented_at"):
         return "consent"
     if st.get("practice_item") and not st.get("practice_done_at"):
         return "practice"
-    if st.get("calibrate", True) and not st.get("calibration"):
+    if st.get("calibrate") and not st.get("calibration"):
         return "calibration"
     return None
 

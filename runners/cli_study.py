@@ -126,7 +126,11 @@ def create(a) -> int:
     if a.consent and not consent.strip():
         raise ValueError(f"{a.consent}: the consent file is empty")
     settings = check_settings({"show_results": bool(a.show_results), "practice_item": a.practice,
-                               "consent": consent, "completion_code": a.completion_code or ""},
+                               "consent": consent, "completion_code": a.completion_code or "",
+                               # the participant flow: instructions (the built-in text unless --consent),
+                               # a reaction-time calibration and a countdown before each item
+                               "instructions": True, "calibrate": not a.no_calibration,
+                               "countdown": 0 if a.no_countdown else 3},
                               {it.id for it in ds.items})
     if not Path(a.db).parent.resolve().is_dir():
         raise ValueError(f"{a.db}: folder does not exist")
@@ -192,6 +196,9 @@ def _study(p: argparse.ArgumentParser) -> None:
     c.add_argument("--consent", metavar="FILE", help="consent text and instructions, Markdown")
     c.add_argument("--completion-code", dest="completion_code",
                    help="code shown at the end (e.g. a crowdsourcing platform's); default: one per participant")
+    c.add_argument("--no-calibration", dest="no_calibration", action="store_true",
+                   help="skip the reaction-time test (on by default: its median is stored with each session)")
+    c.add_argument("--no-countdown", dest="no_countdown", action="store_true", help="start items without 3-2-1")
     c.add_argument("--name", help="a label for the study")
     c.add_argument("--base-url", dest="base_url", default=DEFAULT_BASE_URL,
                    help=f"where participants reach the app (default {DEFAULT_BASE_URL})")

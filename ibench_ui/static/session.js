@@ -305,7 +305,7 @@
     micUi(S.asr.message, S.asr.status === "error");
     $("#mic-status").title = S.asr.detail || "";
     if (S.asr.status === "loading") setTimeout(async () => {
-      try { const r = await call("asr_status", {}); applyAsr(r.asr); } catch (e) { /* try again on next item */ }
+      try { const r = await call("asr_status", { session_id: S.sess ? S.sess.id : "" }); applyAsr(r.asr); } catch (e) { /* try again on next item */ }
     }, 1500);
   }
 

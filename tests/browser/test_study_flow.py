@@ -12,7 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # session_helpers beside this file (importlib mode)
 from session_helpers import PROBE_JS, VIDEO, rows, wait_media
 from annotation.store import Store
-from annotation.studies import create_study, resolve_token
+from annotation.studies import create_study, participant_url, resolve_token
 
 pytestmark = pytest.mark.browser
 W, H = 1280, 720
@@ -30,15 +30,14 @@ def probed(browser):
     ctx.close()
 
 
-def make_study_session(db, participant: str, **settings) -> tuple[str, str]:
-    """A one-participant study through annotation.studies (what `study create` writes): its session id and
-    the participant's link path (study sessions open only through their link, issue 10)."""
-    from annotation.studies import participant_url
+def make_study(db, base_url: str, participant: str, **settings) -> tuple[str, str]:
+    """A one-participant study through annotation.studies (what `study create` writes): (session id, link)."""
     st = Store(db)
     try:
         _, tokens = create_study(st, "interactionbench", [participant], ITEMS,
-                                 {"practice_item": PRACTICE, "show_results": True, "consent": CONSENT, **settings})
-        return resolve_token(st, tokens[participant]).session_id, participant_url("", tokens[participant])
+                                 {"practice_item": PRACTICE, "show_results": True, "consent": CONSENT,
+                                  "calibrate": True, "countdown": 3, **settings})
+        return resolve_token(st, tokens[participant]).session_id, participant_url(base_url, tokens[participant])
     finally:
         st.close()
 
@@ -74,8 +73,8 @@ def fast_forward(page) -> None:
 
 def test_study_link_consent_practice_calibration_items_code(app_server, probed):
     page = probed
-    sid, link = make_study_session(app_server.db, "P-flow", completion_code="C0DE-123")
-    page.goto(f"{app_server.url}{link}")
+    sid, link = make_study(app_server.db, app_server.url, "P-flow", completion_code="C0DE-123")
+    page.goto(link)
 
     # consent: the study's Markdown, its raw HTML shown as text and never run
     page.wait_for_selector("#study-consent:not([hidden]) #consent-text h1", timeout=60000)
@@ -164,20 +163,19 @@ def test_study_link_consent_practice_calibration_items_code(app_server, probed):
 
 
 def test_operator_messages_and_keys_stay_out_of_a_study(app_server, probed):
-    """No speech model: a participant reads a plain sentence, not the operator's flags; with no consent
+    """A participant never reads the operator's flags (tests/ui/test_study_steps.py covers the no-speech-model
+    wording at the service); with no consent
     text the default instructions show; results stay hidden unless the study shows them; a session
     code is drawn when the study has none."""
     page = probed
-    sid, link = make_study_session(app_server.db, "P-quiet", show_results=False, consent="", practice_item=None,
-                             calibrate=False, countdown=0)
-    page.goto(f"{app_server.url}{link}")
+    sid, link = make_study(app_server.db, app_server.url, "P-quiet", show_results=False, consent="",
+                           instructions=True, practice_item=None, calibrate=False, countdown=0)
+    page.goto(link)
     page.wait_for_selector("#study-consent:not([hidden]) #consent-text h2", timeout=60000)
     assert "Instructions" in page.inner_text("#consent-text")
     page.check("#consent-agree")
     page.click("#consent-btn")
     wait_ready(page, ITEMS[0])
-    page.wait_for_function("() => /not available here/.test(document.querySelector('#mic-status').textContent)",
-                           timeout=20000)
     html = page.content()
     assert "asr-model" not in html and "IBENCH_WHISPER_MODEL" not in html
     page.click("#start-btn")

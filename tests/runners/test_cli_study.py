@@ -52,6 +52,7 @@ def test_create_writes_one_capability_link_per_participant(files, capsys):
     st = get_study(store, study_id).settings
     assert st["consent"] == (files / "consent.md").read_text() and st["show_results"] is True
     assert st["completion_code"] == "PROLIFIC-42"
+    assert (st["instructions"], st["calibrate"], st["countdown"]) == (True, True, 3)  # the participant flow
     assert main(["study", "status", "--db", str(files / "db.sqlite")]) == 0
     out = capsys.readouterr().out
     assert f"study {study_id}" in out and "0/3 done" in out
@@ -60,7 +61,7 @@ def test_create_writes_one_capability_link_per_participant(files, capsys):
 
 
 def test_n_random_items_and_counted_participants(files, capsys):
-    assert _create(files, "--participants", "4", "--n", "3", "--seed", "s1") == 0
+    assert _create(files, "--participants", "4", "--n", "3", "--seed", "s1", "--no-calibration", "--no-countdown") == 0
     with open(files / "links.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["participant"] for r in rows] == ["P001", "P002", "P003", "P004"]
@@ -68,6 +69,8 @@ def test_n_random_items_and_counted_participants(files, capsys):
     store = Store(files / "db.sqlite")
     links = [resolve_token(store, parse_qs(urlparse(r["url"]).query)["t"][0]) for r in rows]
     assert len({tuple(x.item_ids) for x in links}) == 1 and len(links[0].item_ids) == 3
+    st = list_studies(store)[0].settings
+    assert (st["calibrate"], st["countdown"]) == (False, 0)
 
 
 @pytest.mark.parametrize("args, message", [
