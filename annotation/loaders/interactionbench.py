@@ -213,7 +213,7 @@ def scan(data_dir: str | Path) -> tuple[list[dict], list[Problem], dict[str, str
             continue
         vid = header["video_id"]
         if vid in seen:
-            problems.append(Problem(header["file"], None, "video_id", f"duplicate video_id {vid!r} (also in {seen[vid]})"))
+            problems.append(_repeated(vid, seen[vid], header["file"]))
         seen[vid] = header["file"]
         rel = str(header["video"] or f"videos/{vid}.mp4")
         if rel.startswith(("/", "\\")) or ".." in rel.replace("\\", "/").split("/"):  # load's escape check, lexically
@@ -224,6 +224,13 @@ def scan(data_dir: str | Path) -> tuple[list[dict], list[Problem], dict[str, str
     if not rows and not any(p.severity == "error" for p in problems):
         problems.append(Problem(str(root), None, "items", "the dataset holds no items"))
     return rows, problems, item_file
+
+
+def _repeated(vid: str, earlier: str, later: str) -> Problem:
+    """A video_id given by two files: the reference keys items by id, so the later file's items replace the
+    earlier one's (in their place); a warning, naming both files."""
+    return Problem(later, None, "video_id", f"duplicate video_id {vid!r} (also in {earlier}): this later file's items "
+                   f"replace those of {earlier} with the same id, as the reference reads them", "warning")
 
 
 def _targets(row: dict) -> tuple[Target, ...]:
@@ -266,6 +273,7 @@ def load(root: str | Path, probe_media: bool = True) -> Dataset:
         return ds
     seen: dict[str, str] = {}
     headers = []
+    items: dict[str, Item] = {}  # by id: a later file's item replaces an earlier one in its place
     for path in files:
         header, rows, problems = _read_video_file(path, root)
         ds.problems.extend(problems)
@@ -274,8 +282,7 @@ def load(root: str | Path, probe_media: bool = True) -> Dataset:
         headers.append(header)
         vid = header["video_id"]
         if vid in seen:
-            ds.problems.append(Problem(header["file"], None, "video_id", f"duplicate video_id {vid!r} (also in {seen[vid]})"))
-            continue
+            ds.problems.append(_repeated(vid, seen[vid], header["file"]))
         seen[vid] = header["file"]
         video_rel = header["video"] or f"videos/{vid}.mp4"
         stream, prob = _resolve_stream(root, vid, video_rel, header["file"], probe_media, header["video"] is not None)
@@ -284,10 +291,15 @@ def load(root: str | Path, probe_media: bool = True) -> Dataset:
         for row in rows:
             iid = ib_rules.item_id(row)
             kind = ib_rules.family(row) if ib_rules.is_valid(row) else "invalid"
-            ds.add(Item(id=iid, benchmark=BENCHMARK, kind=kind, stream=stream, request=_request(row),
-                        targets=_targets(row) if kind != "invalid" else (), native=row, source_file=header["file"],
-                        meta={"capability": ib_rules.capability(row), "time_type": row.get("time_type"),
-                              "duration_s": row["duration_s"], "video_id": vid, "domain": header["domain"]}))
+            if kind == "invalid" and items.get(iid) is not None and items[iid].kind != "invalid":
+                continue  # only a scoreable item replaces one (load_rows keeps the same)
+            items[iid] = Item(id=iid, benchmark=BENCHMARK, kind=kind, stream=stream, request=_request(row),
+                              targets=_targets(row) if kind != "invalid" else (), native=row,
+                              source_file=header["file"],
+                              meta={"capability": ib_rules.capability(row), "time_type": row.get("time_type"),
+                                    "duration_s": row["duration_s"], "video_id": vid, "domain": header["domain"]})
+    for item in items.values():
+        ds.add(item)
     ds.extra["videos"] = headers
     if not ds.items and not ds.errors:
         ds.problems.append(Problem(str(root), None, "items", "the dataset holds no items"))
