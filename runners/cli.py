@@ -177,6 +177,9 @@ def _score(p: argparse.ArgumentParser) -> None:
     p.add_argument("--as-reference", dest="as_reference", action="store_true",
                    help="score the input exactly as the reference scorer reads it: annotation errors, unknown "
                         "items, duplicate lines and out-of-stream times pass (listed under 'skipped')")
+    p.add_argument("--fixed", action="store_true",
+                   help="interactionbench, omniinteract: apply every opt-in correction of a reference bug "
+                        "(docs/scoring.md; reported as config fixed: true); default: the reference's numbers")
     p.add_argument("--model-name", dest="model_name", help="row label in the printed table")
     p.add_argument("--db", default="ibench.sqlite", help="SQLite store where model-judge verdicts are cached")
     p.add_argument("--out", help="write the report here (JSON; the parent folder must exist)")
