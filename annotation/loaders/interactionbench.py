@@ -5,15 +5,16 @@ annotation.json files when there are any."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from annotation import ib_rules
-from annotation.dataset import Dataset
 from annotation.errors import Problem
 from annotation.jsonio import read_json, write_json
-from annotation.media import probe_or_problem
-from annotation.model import Item, Request, Stream, Target
 from annotation.values import is_number
+
+if TYPE_CHECKING:  # `score` reads rows through scan() and needs neither the data model nor media probing
+    from annotation.dataset import Dataset
+    from annotation.model import Item, Request, Stream, Target
 
 BENCHMARK = "interactionbench"
 VIDEO_FIELDS = ("video_id", "item_index", "domain", "duration_s")
@@ -234,6 +235,7 @@ def _repeated(vid: str, earlier: str, later: str) -> Problem:
 
 
 def _targets(row: dict) -> tuple[Target, ...]:
+    from annotation.model import Target
     fam = ib_rules.family(row)
     if fam == "negative":
         return ()
@@ -254,6 +256,7 @@ def _targets(row: dict) -> tuple[Target, ...]:
 
 
 def _request(row: dict) -> Request:
+    from annotation.model import Request
     if row.get("time_type") == "A":
         return Request(text=row.get("question") or "", time=ib_rules.question_time(row), modality="text")
     return Request(text=row.get("question") or "", time=0.0, modality="standing")
@@ -261,6 +264,8 @@ def _request(row: dict) -> Request:
 
 def load(root: str | Path, probe_media: bool = True) -> Dataset:
     """Load and validate an InteractionBench dataset, reporting every problem found."""
+    from annotation.dataset import Dataset
+    from annotation.model import Item
     root = Path(root)
     ds = Dataset(BENCHMARK, str(root))
     if not root.is_dir():
@@ -308,6 +313,8 @@ def load(root: str | Path, probe_media: bool = True) -> Dataset:
 
 def _resolve_stream(root: Path, vid: str, video_rel: str, file: str, probe_media: bool,
                     declared: bool) -> tuple[Stream, Optional[Problem]]:
+    from annotation.media import probe_or_problem
+    from annotation.model import Stream
     from annotation.paths import resolve_inside
     try:
         path = resolve_inside(root, video_rel)
