@@ -4,6 +4,7 @@ annotations/ when it exists (else results/, else the root), every *.json below i
 annotation.json files when there are any."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -44,9 +45,11 @@ class _Checker:
     def __init__(self, file: str):
         self.file = file
         self.problems: list[Problem] = []
+        self.n_errors = 0
 
     def error(self, item: Optional[str], field: Optional[str], msg: str) -> None:
         self.problems.append(Problem(self.file, item, field, msg))
+        self.n_errors += 1
 
     def warn(self, item: Optional[str], field: Optional[str], msg: str) -> None:
         self.problems.append(Problem(self.file, item, field, msg, "warning"))
@@ -64,7 +67,7 @@ class _Checker:
 
 def _check_item(ck: _Checker, iid: str, it: Any, duration: float) -> bool:
     """Validate one item dict; returns False when it has errors and cannot become an Item."""
-    n_errors = sum(p.severity == "error" for p in ck.problems)
+    n_errors = ck.n_errors
     if not isinstance(it, dict):
         ck.error(iid, None, f"expected an object, got {type(it).__name__}")
         return False
@@ -112,15 +115,24 @@ def _check_item(ck: _Checker, iid: str, it: Any, duration: float) -> bool:
                                             " (type A is timed at the question; check the annotation)")
             if duration and t > duration:
                 ck.warn(iid, f + ".time_s", f"answer at {t}s is after the video ends ({duration}s)")
-    if tt in ib_rules.TIME_TYPES and not ib_rules.is_valid({**it, "answers": answers}):
+    if tt in ib_rules.TIME_TYPES and not ib_rules.is_valid(it):
         ck.warn(iid, "answers", "no timed answer and not silence-required; the item is not scoreable and is skipped")
-    return ok and sum(p.severity == "error" for p in ck.problems) == n_errors
+    return ok and ck.n_errors == n_errors
+
+
+def _label(path: Path, root: Path) -> str:
+    """The file's path relative to the dataset root (as text; a string prefix test, the files being found
+    below the root), else the path as given."""
+    text, prefix = str(path), str(root).rstrip(os.sep) + os.sep
+    if text.startswith(prefix) and prefix != os.sep:
+        return text[len(prefix):]
+    return str(path.relative_to(root)) if path.is_relative_to(root) else text
 
 
 def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Optional[dict], list[dict], list[Problem]]:
     """One annotation file -> (video header, golden-shaped rows, problems). With `keep_all`, items with errors
     are kept as the reference reads them (it scores e.g. an unknown capability as a trigger)."""
-    label = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    label = _label(path, root)
     ck = _Checker(label)
     doc, prob = read_json(path, label)
     if prob:
@@ -167,9 +179,12 @@ def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Op
     for idx, it in enumerate(items):
         iid = f"{vid}#{idx}"
         if _check_item(ck, iid, it, float(duration)) or (keep_all and isinstance(it, dict)):
-            # the video's fields win over same-named item keys, as in the reference's BenchItem
-            rows.append({"video_id": vid, "item_index": idx, "domain": domain, "duration_s": float(duration),
-                         **{k: v for k, v in it.items() if k not in VIDEO_FIELDS}})
+            # the video's fields win over same-named item keys (and come first), as in the reference's BenchItem
+            row = {"video_id": vid, "item_index": idx, "domain": domain, "duration_s": float(duration)}
+            row.update(it)
+            if not it.keys().isdisjoint(VIDEO_FIELDS):
+                row.update(video_id=vid, item_index=idx, domain=domain, duration_s=float(duration))
+            rows.append(row)
     header = {"video_id": vid, "domain": domain, "duration_s": float(duration), "video": doc.get("video"),
               "file": label, "doc": doc}
     return header, rows, ck.problems
