@@ -55,3 +55,21 @@ def test_validate_reports_the_repeat_as_a_warning_and_exits_0(tmp_path, capsys):
     assert "0 error(s), 1 warning(s)" in out
     assert "annotations/b/v1.json" in out and "annotations/a/v1.json" in out
     assert main(["validate", "interactionbench", str(tmp_path), "--no-media", "--strict"]) == 1
+
+
+def test_score_accepts_the_repeat_and_scores_the_later_files_item(tmp_path, capsys):
+    """v1#0 is the later file's A item (question at 20 s, answer "red"): an answer "red" at 21 s scores it; the
+    earlier file's B item at that id is gone, and the repeat is no refusal."""
+    _two_files(tmp_path)
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps(line) + "\n" for line in (
+        {"video_id": "v1", "item_index": 0, "emissions": [{"t": 21.0, "content": "red"}]},
+        {"video_id": "v1", "item_index": 1, "emissions": []},
+        {"video_id": "v2", "item_index": 0, "emissions": []})))
+    out = tmp_path / "o.json"
+    assert main(["score", "interactionbench", "--data", str(tmp_path), "--preds", str(preds),
+                 "--out", str(out)]) == 0, capsys.readouterr().err
+    report = json.loads(out.read_text())
+    assert sorted(report["per_item"]) == ["v1#0", "v1#1", "v2#0"]
+    assert report["per_item"]["v1#0"]["family"] == "A_retro_qa"
+    assert report["per_item"]["v1#0"]["accuracy"] == 100.0
