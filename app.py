@@ -8,7 +8,7 @@ from pathlib import Path
 
 def _serve(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python app.py", description="Serve the ibench-ui studio. "
-                                     "Commands: validate, list, score, run, export, report, users (python app.py <verb> -h)")
+                                     "Commands: validate, list, score, run, export, report, users, study (python app.py <verb> -h)")
     parser.add_argument("--db", default="ibench.sqlite", help="SQLite file (created on first start)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=None, help="default: Gradio's (7860 or the next free one)")

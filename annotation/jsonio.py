@@ -10,6 +10,25 @@ from annotation.errors import Problem
 
 
 TOO_DEEP = "expected JSON nested at most a few hundred levels deep, found deeper nesting"
+# orjson reads integers beyond 64 bits as floats (json keeps them exact): text holding 19+ digits in a row goes to json
+_LONG_DIGITS = None
+
+
+def _fast_loads(data: bytes | str) -> tuple[bool, Any]:
+    """(True, value) when orjson parses `data` to exactly what json.loads gives; (False, None) for json to decide
+    (errors and their messages, NaN/Infinity, overflowing numbers, lone surrogates, 19+ digit runs). orjson parses
+    the dataset's hundreds of files several times faster; json stays the judge of every case orjson refuses."""
+    global _LONG_DIGITS
+    if _LONG_DIGITS is None:
+        import re
+        _LONG_DIGITS = (re.compile(rb"[0-9]{19}"), re.compile(r"[0-9]{19}"))
+    if _LONG_DIGITS[isinstance(data, str)].search(data):
+        return False, None
+    import orjson
+    try:
+        return True, orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False, None
 
 
 def _read_text(path: Path, name: str) -> tuple[Optional[str], Optional[Problem]]:
@@ -31,6 +50,14 @@ def _read_text(path: Path, name: str) -> tuple[Optional[str], Optional[Problem]]
 def read_json(path: Path, label: Optional[str] = None) -> tuple[Any, Optional[Problem]]:
     """Parse a JSON file; on failure return (None, Problem) saying what is wrong and where."""
     name = label or str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError:
+        raw = None  # _read_text says why
+    if raw is not None:
+        ok, value = _fast_loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+        if ok:
+            return value, None
     text, problem = _read_text(Path(path), name)
     if problem is not None:
         return None, problem
@@ -55,11 +82,14 @@ def read_jsonl_lines(path: Path, label: Optional[str] = None,
         return [], [problem]
     rows: list[tuple[int, Any]] = []
     problems: list[Problem] = []
+    fast = _fast_loads
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            ok, row = fast(line)
+            if not ok:
+                row = json.loads(line)
         except json.JSONDecodeError as exc:
             problems.append(Problem(name, f"line {lineno}", None,
                                     f"invalid JSON at line {lineno} column {exc.colno}: {exc.msg}"))

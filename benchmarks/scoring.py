@@ -44,31 +44,39 @@ def _wall(cmd: list[str], cwd: Path, env: dict) -> tuple[float, float]:
 
 
 def end_to_end_interactionbench(root: Path, repeat: int = 9) -> None:
-    """Our CLI and the reference's CLI on the same 1,060-item set, alternating runs; medians and the ratio."""
+    """Our CLI and the reference's CLI on the same 1,060-item set, alternating runs with a bare interpreter
+    (`python -c pass`: Python's own start-up, which both pay); medians, the ratio, and both above start-up."""
     data, preds = root / "ib", root / "ib_preds.jsonl"
     ours_cmd = [sys.executable, str(REPO / "app.py"), "score", "interactionbench", "--data", str(data),
                 "--preds", str(preds), "--out", str(root / "ours.json")]
     ref_cmd = [sys.executable, "-c", "import sys; from interactionbench.cli import main; main(sys.argv[1:])",
                "eval", str(preds), "--data", str(data), "--out", str(root / "ref_out")]
+    bare_cmd = [sys.executable, "-c", "pass"]
     if not (REFERENCE_IB / "interactionbench" / "cli.py").is_file():
         raise SystemExit(f"reference InteractionBench not found at {REFERENCE_IB} (set IBENCH_REFERENCE_IB)")
     # bytecode caching on for both, as an installed program has it (the warm-up run writes the .pyc files)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     ref_env = {**env, "PYTHONPATH": str(REFERENCE_IB)}
     _wall(ours_cmd, REPO, env), _wall(ref_cmd, REFERENCE_IB, ref_env)  # warm the caches (.pyc, page cache)
-    ours, ref = [], []
+    ours, ref, bare = [], [], []
     for _ in range(repeat):
         ours.append(_wall(ours_cmd, REPO, env))
         ref.append(_wall(ref_cmd, REFERENCE_IB, ref_env))
-    o, r = statistics.median(w for w, _ in ours), statistics.median(w for w, _ in ref)
-    oc, rc = statistics.median(c for _, c in ours), statistics.median(c for _, c in ref)
+        bare.append(_wall(bare_cmd, REPO, env))
+    med = {name: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
+           for name, runs in (("ours", ours), ("ref", ref), ("bare", bare))}
     our_total = json.loads((root / "ours.json").read_text())["aggregate"]["overall"]["total_score"]
     ref_total = json.loads((root / "ref_out" / "summary.json").read_text())["overall"]["total_score"]
     print(f"interactionbench end to end (CLI, fresh process, 1,060 items x 3 emissions, same run, alternating, "
-          f"median of {repeat}):\n"
-          f"  wall: ours {o * 1000:.0f} ms, reference `ibench eval` {r * 1000:.0f} ms -> {r / o:.2f}x\n"
-          f"  CPU:  ours {oc * 1000:.0f} ms, reference `ibench eval` {rc * 1000:.0f} ms -> {rc / oc:.2f}x\n"
-          f"  (overall total_score ours {our_total}, reference {ref_total})")
+          f"median of {repeat}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):")
+    print(f"  {'':6} {'ours':>8} {'reference':>10} {'ratio':>7} {'python -c pass':>15} "
+          f"{'ours above start-up':>20} {'ref above start-up':>19} {'ratio':>7}")
+    for k, label in ((0, "wall"), (1, "CPU")):
+        o, r, b = med["ours"][k], med["ref"][k], med["bare"][k]
+        print(f"  {label:6} {o * 1000:6.0f}ms {r * 1000:8.0f}ms {r / o:6.2f}x {b * 1000:13.0f}ms "
+              f"{(o - b) * 1000:18.0f}ms {(r - b) * 1000:17.0f}ms {(r - b) / max(o - b, 1e-9):6.2f}x")
+    print(f"  (reference = `ibench eval` from {REFERENCE_IB}; ratio = reference / ours, above 1 means ours is "
+          f"faster; overall total_score ours {our_total}, reference {ref_total})")
 
 
 def reference_core(data: Path, preds: list) -> float:

@@ -5,11 +5,15 @@ import argparse
 import sys
 from typing import Callable, Optional
 
-from annotation.loaders import load
-from annotation.model import BENCHMARKS
 from runners.cli_errors import USAGE, CliError, DATA, one_line
 
+# the benchmark names (annotation.model.BENCHMARKS, checked equal by tests/cli/test_fast_start.py), spelled here
+# so that building a verb's parser does not import the data model
+BENCHMARKS = ("interactionbench", "omniinteract", "proactivebench", "interactscope")
+
 VERBS: dict[str, Callable[[argparse.ArgumentParser], None]] = {}
+# verbs registered by other modules, imported only when that verb runs (or the full help is built)
+ELSEWHERE = {"users": "runners.cli_annotation", "report": "runners.cli_report", "study": "runners.cli_study"}
 
 
 def verb(name: str, help: str):
@@ -28,6 +32,7 @@ def _validate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
     def run(a) -> int:
+        from annotation.loaders import load
         from runners.checks import input_dir
         if a.path is not None:
             input_dir(a.path, "PATH")
@@ -53,6 +58,7 @@ def _list(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", help="dataset folder (default: the embedded demo)")
 
     def run(a) -> int:
+        from annotation.loaders import load
         from runners.checks import input_dir
         from runners.cli_errors import from_problem
         if a.data is not None:
@@ -183,6 +189,9 @@ def _score(p: argparse.ArgumentParser) -> None:
     p.add_argument("--as-reference", dest="as_reference", action="store_true",
                    help="score the input exactly as the reference scorer reads it: annotation errors, unknown "
                         "items, duplicate lines and out-of-stream times pass (listed under 'skipped')")
+    p.add_argument("--fixed", action="store_true",
+                   help="interactionbench, omniinteract: apply every opt-in correction of a reference bug "
+                        "(docs/scoring.md; reported as config fixed: true); default: the reference's numbers")
     p.add_argument("--model-name", dest="model_name", help="row label in the printed table")
     p.add_argument("--db", default="ibench.sqlite", help="SQLite store where model-judge verdicts are cached")
     p.add_argument("--out", help="write the report here (JSON; the parent folder must exist)")
@@ -201,16 +210,24 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(f"{message} (see python app.py {verb_name + ' ' if verb_name else ''}-h)", code=USAGE)
 
 
+def _register(only: Optional[str]) -> None:
+    """Import the module that registers `only` (every such module when `only` is None)."""
+    import importlib
+    for name, module in ELSEWHERE.items():
+        if only is None or name == only:
+            importlib.import_module(module)
+
+
 def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
-    """The parser; with `only`, just that verb's arguments are built (the others keep their names and help),
-    so a command imports only what its own verb needs (e.g. `score` never loads the store or argon2)."""
+    """The parser; with `only`, just that verb is built and only its module imported, so a command imports only
+    what its own verb needs (e.g. `score` never loads the store, argon2 or the other verbs' modules)."""
+    _register(only)
     parser = _Parser(prog="python app.py", description="ibench-ui: serve the studio (no verb) or run a command; "
                      "--debug anywhere shows the traceback of a failure")
     sub = parser.add_subparsers(dest="verb", metavar="verb", parser_class=_Parser)
     for name, (help_text, add) in VERBS.items():
-        verb_parser = sub.add_parser(name, help=help_text, description=help_text)
         if only is None or name == only:
-            add(verb_parser)
+            add(sub.add_parser(name, help=help_text, description=help_text))
     return parser
 
 
@@ -224,7 +241,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         if argv and argv[0] == "score":
             from runners.score_args import reference_argv
             argv = reference_argv(argv)
-        parser = build_parser(argv[0] if argv and argv[0] in VERBS else None)
+        parser = build_parser(argv[0] if argv and (argv[0] in VERBS or argv[0] in ELSEWHERE) else None)
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
             parser.print_help()
@@ -255,8 +272,3 @@ def _fail(message: str, code: int, debug: bool) -> int:
         traceback.print_exc()
     print(f"error: {one_line(message)}", file=sys.stderr)
     return code
-
-
-import runners.cli_annotation  # noqa: E402,F401
-import runners.cli_report  # noqa: E402,F401
-import runners.cli_study  # noqa: E402,F401

@@ -39,6 +39,9 @@ def check_score_args(a) -> Plan:
     if b != "interactionbench" and (ib_set or a.gate or a.skip_missing or a.judge_args or a.judge_prompt):
         raise usage(f"applies to interactionbench only ({', '.join(ib_set) or 'gate/skip-missing/judge args'})",
                     ", ".join(ib_set) or "--gate/--skip-missing/--judge-arg/--judge-prompt")
+    if a.fixed and b not in ("interactionbench", "omniinteract"):
+        raise usage(f"applies to interactionbench and omniinteract only (the {b} scorer has no reference "
+                    "corrections)", "--fixed")
     if a.data is None:
         raise usage("expected the dataset folder (score never falls back to the embedded demo; for the demo "
                     "pass --data assets/demo/" + b + ")", "--data")
@@ -166,7 +169,7 @@ def _interactionbench(a, chk) -> Plan:
         rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
     key = score_checks.mcq_key(a.mcq_key) if a.mcq_key else None
     given = {"delta": a.delta, "pre_tol": pre_tol, "gate_thresh": a.gate_thresh, "use_gate": a.gate or None,
-             "skip_missing": a.skip_missing or None}
+             "skip_missing": a.skip_missing or None, "fixed": a.fixed or None}
     cfg = ib.IBConfig.from_dict({k: v for k, v in given.items() if v is not None})  # unset: paper defaults
     if split is not None:
         cfg = replace(cfg, items=split)
@@ -293,6 +296,8 @@ def _omniinteract(a, chk) -> Plan:
         config = OIConfig.from_cli_args(shlex.split(a.reference_args)) if a.reference_args else OIConfig()
     except ValueError as exc:
         raise usage(str(exc), "--reference-args") from None
+    if a.fixed:
+        config = replace(config, fixed=True)
     store = _store(a)
     from runners.evaluate import oi_transport
     try:

@@ -7,11 +7,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from annotation.dataset import Dataset
 from annotation.errors import Problem
 from runners.cli_errors import DATA, CliError, from_problem
+
+if TYPE_CHECKING:  # (InteractionBench scoring reads rows, never builds the data model)
+    from annotation.dataset import Dataset
 
 
 @dataclass

@@ -6,7 +6,6 @@ returns them); predictions are preds.jsonl rows. Defaults reproduce the referenc
 from __future__ import annotations
 
 import json
-import logging
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, replace
@@ -21,7 +20,6 @@ from scoring.lexical import extract_number
 from scoring.mcq import load_key, read_key_file
 from scoring.refmath import exact_mean, hmean, total_of
 
-log = logging.getLogger(__name__)
 
 REALTIME_BUDGET_S = 0.2
 PER_ITEM_FIELDS = ("family", "accuracy", "timing_accuracy", "silence_compliance", "timing_score", "total_score")
@@ -88,7 +86,8 @@ def index_predictions(preds: Sequence[dict], known: set[str], fixed: bool = Fals
         else:
             unknown.append(key)
     if unknown:
-        log.warning("predictions: %d line(s) for unknown items ignored (e.g. %s)", len(unknown), unknown[0])
+        import logging  # only on this path: `score` does not pay for the logging import
+        logging.getLogger(__name__).warning("predictions: %d line(s) for unknown items ignored (e.g. %s)", len(unknown), unknown[0])
     return out
 
 

@@ -67,7 +67,14 @@ def _letter_pattern(n_options: int, fixed: bool) -> re.Pattern:
     return re.compile(rf"(?<![a-z0-9])([{cls}])(?![a-z0-9])")
 
 
-_PATTERNS = {(n, f): _letter_pattern(n, f) for n in range(1, len(LETTERS) + 1) for f in (False, True)}
+_PATTERNS: dict[tuple[int, bool], re.Pattern] = {}  # compiled on first use: `score` without MCQ items compiles none
+
+
+def _pattern(n_options: int, fixed: bool) -> re.Pattern:
+    pat = _PATTERNS.get((n_options, fixed))
+    if pat is None:
+        pat = _PATTERNS[(n_options, fixed)] = _letter_pattern(n_options, fixed)
+    return pat
 
 
 def match_option(key: MCQKey, pred: Optional[str], fixed: bool = False) -> Optional[int]:
@@ -75,7 +82,7 @@ def match_option(key: MCQKey, pred: Optional[str], fixed: bool = False) -> Optio
     s = (pred or "").strip()
     if not s:
         return None
-    m = _PATTERNS[(min(len(key.options), len(LETTERS)), fixed)].search(s[:LETTER_WINDOW])
+    m = _pattern(min(len(key.options), len(LETTERS)), fixed).search(s[:LETTER_WINDOW])
     if m:
         return LETTERS.index(m.group(1).upper())
     p = tokens(s)

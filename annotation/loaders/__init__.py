@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from annotation.dataset import Dataset
-from annotation.model import BENCHMARKS
+if TYPE_CHECKING:  # (the data model is imported by a loader's load(), not by score's scan of the rows)
+    from annotation.dataset import Dataset
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_ROOT = REPO_ROOT / "assets" / "demo"
@@ -13,6 +14,7 @@ DEMO_ROOT = REPO_ROOT / "assets" / "demo"
 
 def check_benchmark(name: str) -> str:
     """Return the benchmark name, or raise naming the valid ones."""
+    from annotation.model import BENCHMARKS
     if name not in BENCHMARKS:
         raise ValueError(f"unknown benchmark {name!r}; expected one of: {', '.join(BENCHMARKS)}")
     return name

@@ -4,16 +4,18 @@ annotations/ when it exists (else results/, else the root), every *.json below i
 annotation.json files when there are any."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from annotation import ib_rules
-from annotation.dataset import Dataset
 from annotation.errors import Problem
 from annotation.jsonio import read_json, write_json
-from annotation.media import probe_or_problem
-from annotation.model import Item, Request, Stream, Target
 from annotation.values import is_number
+
+if TYPE_CHECKING:  # `score` reads rows through scan() and needs neither the data model nor media probing
+    from annotation.dataset import Dataset
+    from annotation.model import Item, Request, Stream, Target
 
 BENCHMARK = "interactionbench"
 VIDEO_FIELDS = ("video_id", "item_index", "domain", "duration_s")
@@ -43,9 +45,11 @@ class _Checker:
     def __init__(self, file: str):
         self.file = file
         self.problems: list[Problem] = []
+        self.n_errors = 0
 
     def error(self, item: Optional[str], field: Optional[str], msg: str) -> None:
         self.problems.append(Problem(self.file, item, field, msg))
+        self.n_errors += 1
 
     def warn(self, item: Optional[str], field: Optional[str], msg: str) -> None:
         self.problems.append(Problem(self.file, item, field, msg, "warning"))
@@ -63,7 +67,7 @@ class _Checker:
 
 def _check_item(ck: _Checker, iid: str, it: Any, duration: float) -> bool:
     """Validate one item dict; returns False when it has errors and cannot become an Item."""
-    n_errors = sum(p.severity == "error" for p in ck.problems)
+    n_errors = ck.n_errors
     if not isinstance(it, dict):
         ck.error(iid, None, f"expected an object, got {type(it).__name__}")
         return False
@@ -111,15 +115,24 @@ def _check_item(ck: _Checker, iid: str, it: Any, duration: float) -> bool:
                                             " (type A is timed at the question; check the annotation)")
             if duration and t > duration:
                 ck.warn(iid, f + ".time_s", f"answer at {t}s is after the video ends ({duration}s)")
-    if tt in ib_rules.TIME_TYPES and not ib_rules.is_valid({**it, "answers": answers}):
+    if tt in ib_rules.TIME_TYPES and not ib_rules.is_valid(it):
         ck.warn(iid, "answers", "no timed answer and not silence-required; the item is not scoreable and is skipped")
-    return ok and sum(p.severity == "error" for p in ck.problems) == n_errors
+    return ok and ck.n_errors == n_errors
+
+
+def _label(path: Path, root: Path) -> str:
+    """The file's path relative to the dataset root (as text; a string prefix test, the files being found
+    below the root), else the path as given."""
+    text, prefix = str(path), str(root).rstrip(os.sep) + os.sep
+    if text.startswith(prefix) and prefix != os.sep:
+        return text[len(prefix):]
+    return str(path.relative_to(root)) if path.is_relative_to(root) else text
 
 
 def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Optional[dict], list[dict], list[Problem]]:
     """One annotation file -> (video header, golden-shaped rows, problems). With `keep_all`, items with errors
     are kept as the reference reads them (it scores e.g. an unknown capability as a trigger)."""
-    label = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    label = _label(path, root)
     ck = _Checker(label)
     doc, prob = read_json(path, label)
     if prob:
@@ -166,9 +179,12 @@ def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Op
     for idx, it in enumerate(items):
         iid = f"{vid}#{idx}"
         if _check_item(ck, iid, it, float(duration)) or (keep_all and isinstance(it, dict)):
-            # the video's fields win over same-named item keys, as in the reference's BenchItem
-            rows.append({"video_id": vid, "item_index": idx, "domain": domain, "duration_s": float(duration),
-                         **{k: v for k, v in it.items() if k not in VIDEO_FIELDS}})
+            # the video's fields win over same-named item keys (and come first), as in the reference's BenchItem
+            row = {"video_id": vid, "item_index": idx, "domain": domain, "duration_s": float(duration)}
+            row.update(it)
+            if not it.keys().isdisjoint(VIDEO_FIELDS):
+                row.update(video_id=vid, item_index=idx, domain=domain, duration_s=float(duration))
+            rows.append(row)
     header = {"video_id": vid, "domain": domain, "duration_s": float(duration), "video": doc.get("video"),
               "file": label, "doc": doc}
     return header, rows, ck.problems
@@ -213,7 +229,7 @@ def scan(data_dir: str | Path) -> tuple[list[dict], list[Problem], dict[str, str
             continue
         vid = header["video_id"]
         if vid in seen:
-            problems.append(Problem(header["file"], None, "video_id", f"duplicate video_id {vid!r} (also in {seen[vid]})"))
+            problems.append(_repeated(vid, seen[vid], header["file"]))
         seen[vid] = header["file"]
         rel = str(header["video"] or f"videos/{vid}.mp4")
         if rel.startswith(("/", "\\")) or ".." in rel.replace("\\", "/").split("/"):  # load's escape check, lexically
@@ -226,7 +242,15 @@ def scan(data_dir: str | Path) -> tuple[list[dict], list[Problem], dict[str, str
     return rows, problems, item_file
 
 
+def _repeated(vid: str, earlier: str, later: str) -> Problem:
+    """A video_id given by two files: the reference keys items by id, so the later file's items replace the
+    earlier one's (in their place); a warning, naming both files."""
+    return Problem(later, None, "video_id", f"duplicate video_id {vid!r} (also in {earlier}): this later file's items "
+                   f"replace those of {earlier} with the same id, as the reference reads them", "warning")
+
+
 def _targets(row: dict) -> tuple[Target, ...]:
+    from annotation.model import Target
     fam = ib_rules.family(row)
     if fam == "negative":
         return ()
@@ -247,6 +271,7 @@ def _targets(row: dict) -> tuple[Target, ...]:
 
 
 def _request(row: dict) -> Request:
+    from annotation.model import Request
     if row.get("time_type") == "A":
         return Request(text=row.get("question") or "", time=ib_rules.question_time(row), modality="text")
     return Request(text=row.get("question") or "", time=0.0, modality="standing")
@@ -254,6 +279,8 @@ def _request(row: dict) -> Request:
 
 def load(root: str | Path, probe_media: bool = True) -> Dataset:
     """Load and validate an InteractionBench dataset, reporting every problem found."""
+    from annotation.dataset import Dataset
+    from annotation.model import Item
     root = Path(root)
     ds = Dataset(BENCHMARK, str(root))
     if not root.is_dir():
@@ -266,6 +293,7 @@ def load(root: str | Path, probe_media: bool = True) -> Dataset:
         return ds
     seen: dict[str, str] = {}
     headers = []
+    items: dict[str, Item] = {}  # by id: a later file's item replaces an earlier one in its place
     for path in files:
         header, rows, problems = _read_video_file(path, root)
         ds.problems.extend(problems)
@@ -274,8 +302,7 @@ def load(root: str | Path, probe_media: bool = True) -> Dataset:
         headers.append(header)
         vid = header["video_id"]
         if vid in seen:
-            ds.problems.append(Problem(header["file"], None, "video_id", f"duplicate video_id {vid!r} (also in {seen[vid]})"))
-            continue
+            ds.problems.append(_repeated(vid, seen[vid], header["file"]))
         seen[vid] = header["file"]
         video_rel = header["video"] or f"videos/{vid}.mp4"
         stream, prob = _resolve_stream(root, vid, video_rel, header["file"], probe_media, header["video"] is not None)
@@ -284,10 +311,15 @@ def load(root: str | Path, probe_media: bool = True) -> Dataset:
         for row in rows:
             iid = ib_rules.item_id(row)
             kind = ib_rules.family(row) if ib_rules.is_valid(row) else "invalid"
-            ds.add(Item(id=iid, benchmark=BENCHMARK, kind=kind, stream=stream, request=_request(row),
-                        targets=_targets(row) if kind != "invalid" else (), native=row, source_file=header["file"],
-                        meta={"capability": ib_rules.capability(row), "time_type": row.get("time_type"),
-                              "duration_s": row["duration_s"], "video_id": vid, "domain": header["domain"]}))
+            if kind == "invalid" and items.get(iid) is not None and items[iid].kind != "invalid":
+                continue  # only a scoreable item replaces one (load_rows keeps the same)
+            items[iid] = Item(id=iid, benchmark=BENCHMARK, kind=kind, stream=stream, request=_request(row),
+                              targets=_targets(row) if kind != "invalid" else (), native=row,
+                              source_file=header["file"],
+                              meta={"capability": ib_rules.capability(row), "time_type": row.get("time_type"),
+                                    "duration_s": row["duration_s"], "video_id": vid, "domain": header["domain"]})
+    for item in items.values():
+        ds.add(item)
     ds.extra["videos"] = headers
     if not ds.items and not ds.errors:
         ds.problems.append(Problem(str(root), None, "items", "the dataset holds no items"))
@@ -296,6 +328,8 @@ def load(root: str | Path, probe_media: bool = True) -> Dataset:
 
 def _resolve_stream(root: Path, vid: str, video_rel: str, file: str, probe_media: bool,
                     declared: bool) -> tuple[Stream, Optional[Problem]]:
+    from annotation.media import probe_or_problem
+    from annotation.model import Stream
     from annotation.paths import resolve_inside
     try:
         path = resolve_inside(root, video_rel)

@@ -1,10 +1,19 @@
 """`score` imports only what scoring needs: no store (sqlite-utils), pandas or argon2 on its path (issue 11,
 item 6). The speed itself is a benchmark figure (benchmarks/scoring.py), never a test threshold."""
+import importlib
 import json
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("pandas", "argon2", "sqlite_utils", "annotation.store", "gradio", "torch", "numpy")
+# not scoring's: the other verbs' modules, the judges a lexical score does not use, the data model and media
+# probing (score reads rows), the hashing and logging libraries they pull in
+NOT_SCORING = ("runners.cli_annotation", "runners.cli_report", "runners.run_cmd", "runners.export",
+               "scoring.judges.openai_judge", "scoring.judges.cache", "scoring.judges.prompts",
+               "scoring.judges.spec", "scoring.judges.semantic", "scoring.judges.transformers_judge",
+               "annotation.model", "annotation.dataset", "annotation.media", "getpass", "hashlib")
 
 
 def _modules_after(h, argv, cwd):
@@ -25,6 +34,36 @@ def test_score_interactionbench_loads_no_store_pandas_or_argon2(tmp_path, h, ib_
                                   "--out", str(tmp_path / "o.json")], tmp_path)
     assert rc == 0 and json.loads((tmp_path / "o.json").read_text())["table"]["n_items"] > 0
     assert [m for m in mods if m.split(".")[0] in HEAVY or m in HEAVY] == []
+    assert [m for m in NOT_SCORING if m in mods] == []
+
+
+def test_the_cli_spells_the_benchmark_names_as_the_data_model_does():
+    from annotation.model import BENCHMARKS
+    from runners import cli
+    assert cli.BENCHMARKS == BENCHMARKS
+
+
+def test_judge_names_stay_importable_from_the_package():
+    """scoring.judges imports each submodule on first use; every public name still resolves."""
+    import scoring.judges as judges
+    for name in judges.__all__:
+        assert getattr(judges, name) is getattr(importlib.import_module(
+            f"scoring.judges.{judges._MODULE_OF[name]}"), name)
+    from scoring.judges import OpenAIJudge, parse_judge_spec  # noqa: F401
+    with pytest.raises(AttributeError):
+        judges.no_such_name  # noqa: B018
+
+
+def test_other_verbs_still_run_and_list_in_help(capsys):
+    """Verbs registered in other modules (users, report) are imported when they run or the full help is built."""
+    from app import main
+    from runners.cli import build_parser
+    text = build_parser().format_help()
+    for name in ("validate", "list", "export", "run", "score", "users", "report"):
+        assert name in text
+    with pytest.raises(SystemExit):
+        main(["report", "-h"])
+    assert "--min-n" in capsys.readouterr().out
 
 
 def test_a_refused_score_loads_nothing_heavy_either(tmp_path, h):
