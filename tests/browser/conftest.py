@@ -36,7 +36,10 @@ class AppServer:
         self.log = db.with_suffix(".log")
 
     def start(self, timeout: float = 90) -> "AppServer":
-        env = dict(os.environ, HF_HUB_OFFLINE="1", GRADIO_ANALYTICS_ENABLED="False", PYTHONUNBUFFERED="1")
+        # no speech model unless a test passes --asr-model: the machine may have the real Whisper weights
+        # installed (requirements-asr.txt), and the pages' operator/no-voice paths must not depend on that
+        env = dict(os.environ, HF_HUB_OFFLINE="1", GRADIO_ANALYTICS_ENABLED="False", PYTHONUNBUFFERED="1",
+                   IBENCH_WHISPER_MODEL=str(self.db.parent / "no-speech-model"))
         self.proc = subprocess.Popen([sys.executable, "app.py", "--db", str(self.db), "--port", str(self.port),
                                       *self.extra], cwd=REPO, env=env, stdout=open(self.log, "ab"),
                                      stderr=subprocess.STDOUT)

@@ -123,7 +123,7 @@ def test_export_study_carries_each_participants_calibration(files, capsys):
     assert [(r["participant"], r["t"], r["calibration_s"], r["t_shifted"]) for r in rows] == \
         [("P001", 5.0, 0.4, 4.6), ("P002", 6.0, None, 6.0)]
     assert main(["export", "responses", "--db", str(files / "db.sqlite"), "--study", "st_nope"]) == 1
-    assert "no study 'st_nope'" in capsys.readouterr().err
+    assert "--study: expected a study id of this store, found unknown study 'st_nope'" in capsys.readouterr().err
 
 
 def test_calibration_median_over_valid_reactions_only():
