@@ -252,7 +252,20 @@ def test_every_benchmark_protocol_runs_live_to_a_model_score(svc, bench):
     assert res["ok"], res
     base = {"session_id": res["session"]["id"], "item_index": 0, "item_id": res["item"]["id"], "page_id": "pgB"}
     svc.clock({**base, "media_t": 0.0, "paused": False, "rate": 20.0, "event": "playing"})  # 40 s in 2 s
-    wait_for(lambda: not svc.hub.worker("pgB").alive(), timeout=10)
+    # the page's 1 Hz heartbeat: a worker slowed by a loaded machine must not see the clock go stale
+    t0, done = time.monotonic(), threading.Event()
+
+    def heartbeat():
+        while not done.wait(0.5):
+            svc.clock({**base, "media_t": 20.0 * (time.monotonic() - t0), "paused": False, "rate": 20.0})
+
+    beat = threading.Thread(target=heartbeat, daemon=True)
+    beat.start()
+    try:
+        wait_for(lambda: not svc.hub.worker("pgB").alive(), timeout=300)
+    finally:
+        done.set()
+        beat.join(60)
     assert svc.hub.worker("pgB").state == "done"
     fin = svc.finish_item({"session_id": base["session_id"], "item_index": 0})
     assert fin["ok"] and 'id="item-score-model"' in fin["result_html"], fin
