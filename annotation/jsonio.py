@@ -50,15 +50,16 @@ def _read_text(path: Path, name: str) -> tuple[Optional[str], Optional[Problem]]
 def read_json(path: Path, label: Optional[str] = None) -> tuple[Any, Optional[Problem]]:
     """Parse a JSON file; on failure return (None, Problem) saying what is wrong and where."""
     name = label or str(path)
+    path = path if isinstance(path, Path) else Path(path)  # not rebuilt: Path(a Path) parses it again
     try:
-        raw = Path(path).read_bytes()
+        raw = path.read_bytes()
     except OSError:
         raw = None  # _read_text says why
     if raw is not None:
         ok, value = _fast_loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
         if ok:
             return value, None
-    text, problem = _read_text(Path(path), name)
+    text, problem = _read_text(path, name)
     if problem is not None:
         return None, problem
     if not text.strip():
