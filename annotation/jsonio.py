@@ -3,6 +3,7 @@ name the file and position; writes are atomic (temp file then rename)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
@@ -47,18 +48,32 @@ def _read_text(path: Path, name: str) -> tuple[Optional[str], Optional[Problem]]
                                                f"(line {line}); re-save the file as UTF-8")
 
 
+def _read_bytes(path: Path) -> bytes:
+    """The file's bytes through os.open/os.read: a third of Path.read_bytes's cost (no buffered file object),
+    which counts on the hundreds of small annotation files `score` reads."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read_json(path: Path, label: Optional[str] = None) -> tuple[Any, Optional[Problem]]:
     """Parse a JSON file; on failure return (None, Problem) saying what is wrong and where."""
     name = label or str(path)
+    path = path if isinstance(path, Path) else Path(path)  # not rebuilt: Path(a Path) parses it again
     try:
-        raw = Path(path).read_bytes()
+        raw = _read_bytes(path)
     except OSError:
         raw = None  # _read_text says why
     if raw is not None:
         ok, value = _fast_loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
         if ok:
             return value, None
-    text, problem = _read_text(Path(path), name)
+    text, problem = _read_text(path, name)
     if problem is not None:
         return None, problem
     if not text.strip():

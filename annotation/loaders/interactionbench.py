@@ -36,7 +36,8 @@ def annotation_files(root: Path) -> list[Path]:
     legacy = sorted(base.rglob("annotation.json"))
     if legacy:
         return legacy
-    return sorted(base.rglob("*.json"), key=lambda p: (*p.parent.parts, p.stem))
+    # (*parent.parts, stem); a file's parts[:-1] are its parent's parts, without building each parent Path
+    return sorted(base.rglob("*.json"), key=lambda p: (*p.parts[:-1], p.stem))
 
 
 class _Checker:

@@ -47,6 +47,9 @@ def test_bad_files_keep_their_messages(tmp_path):
     assert "nested at most" in prob.message
     _, prob = read_json(tmp_path / "missing.json", "missing.json")
     assert prob.message.startswith("file not found")
+    (tmp_path / "dir.json").mkdir()
+    _, prob = read_json(tmp_path / "dir.json", "dir.json")
+    assert prob.message.startswith("file not found")
 
 
 def test_jsonl_lines_read_each_value_as_json_does(tmp_path):

@@ -71,3 +71,11 @@ def test_a_refused_score_loads_nothing_heavy_either(tmp_path, h):
                                   "--preds", str(tmp_path / "p.jsonl")], tmp_path)
     assert rc == 1
     assert [m for m in mods if m.split(".")[0] in HEAVY or m in HEAVY] == []
+
+
+def test_score_interactionbench_imports_no_logging(tmp_path, h, ib_demo):
+    """Only the unknown-predictions warning of the Python API logs; the CLI path never imports logging."""
+    preds = h.write_ib_preds(tmp_path / "preds.jsonl")
+    rc, mods = _modules_after(h, ["score", "interactionbench", str(preds), "--data", str(ib_demo),
+                                  "--out", str(tmp_path / "o.json")], tmp_path)
+    assert rc == 0 and "logging" not in mods
