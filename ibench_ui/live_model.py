@@ -9,6 +9,7 @@ page stops reporting (3 s, the clock goes stale), or on unload. One hub per app:
 from __future__ import annotations
 
 import asyncio
+import base64
 import threading
 import time
 import uuid
@@ -23,7 +24,7 @@ from runners.clock import MediaClock
 STALE_AFTER = 3.0
 MAX_EVENTS = 1000  # events kept per page (older ones are dropped; the store keeps every response)
 PAGE_IDLE_S = 120.0  # a page with no worker and no calls for this long is forgotten
-SPEC_KINDS = ("baseline", "openai", "hf", "plugin")
+SPEC_KINDS = ("baseline", "openai", "hf", "plugin", "realtime")
 LIVE_TIMING = "arrival"  # a live reply counts when it arrives; `run --timing arrival` scores batch runs the same way
 
 
@@ -42,7 +43,7 @@ def validate_spec(spec: str) -> str:
     kind = spec.partition(":")[0]
     if kind not in SPEC_KINDS or len(spec) > 300 or any(c.isspace() for c in spec):
         raise LiveModelError(f"Model {spec!r} is not a model spec; use baseline:motion, baseline:periodic:N, "
-                             "openai:<model>@<base_url>, hf:<path> or plugin:<module>:<Class>.")
+                             "openai:<model>@<base_url>, hf:<path>, plugin:<module>:<Class> or realtime:<ws url>.")
     if kind == "baseline":
         from runners.backends import load_backend
         try:
@@ -110,16 +111,25 @@ class LiveModel:
         from runners.run_cmd import resolve_options
         tg = self.target
         try:
-            backend = _Observed(self.hub.backend(tg.spec), self._call_state)
-            options = resolve_options(tg.protocol, {}, backend)
-            protocol = get_protocol(tg.protocol, **options)
+            inner = self.hub.backend(tg.spec)
+            realtime = bool(getattr(inner, "streams_media", False))
+            self.speech_rate = int(inner.options.output_rate) if realtime else 0
+            backend = inner if realtime else _Observed(inner, self._call_state)
+            options = {} if realtime else resolve_options(tg.protocol, {}, backend)
+            protocol = None if realtime else get_protocol(tg.protocol, **options)  # realtime: no ticks
             self.state = "running"
             self.page.publish({"type": "status", "state": "running", "session_id": tg.session_id,
-                               "item_index": tg.item_index, "spec": tg.spec, "protocol": tg.protocol,
-                               "options": options})
-            self.trace = drive(tg.item, protocol, backend, clock=self.clock, cancel=self.cancel,
-                               on_emission=lambda e: self._emit(e, protocol.name, options),
-                               on_call=self._record_call, timing=LIVE_TIMING)
+                               "item_index": tg.item_index, "spec": tg.spec,
+                               "protocol": "realtime" if realtime else tg.protocol, "options": options})
+            if realtime:  # the stream itself goes to the model on the page's clock; its speech comes back
+                from runners.realtime_run import drive_realtime
+                self.trace = drive_realtime(tg.item, protocol, backend, clock=self.clock, cancel=self.cancel,
+                                            on_emission=lambda e: self._emit(e, "realtime", options),
+                                            on_speech=self._speech, benchmark=tg.benchmark)
+            else:
+                self.trace = drive(tg.item, protocol, backend, clock=self.clock, cancel=self.cancel,
+                                   on_emission=lambda e: self._emit(e, protocol.name, options),
+                                   on_call=self._record_call, timing=LIVE_TIMING)
             if self.cancel.is_set() or self.trace.cancelled:
                 self.state = "cancelled"
             elif self.trace.failed:
@@ -147,6 +157,8 @@ class LiveModel:
         trace = self.trace
         if trace is None:
             return {}
+        if trace.protocol == "realtime":  # a session, not ticks: its model turns and error events
+            return {"timing": "realtime", "calls": trace.n_polls, "errors": trace.n_errors}
         from runners.run_health import call_counts, summarise
         h = summarise({trace.item_id: call_counts(trace)}, [trace.item_id], timing=trace.timing, on_error="exclude",
                       interval=None, excluded=[])
@@ -162,6 +174,18 @@ class LiveModel:
         self.page.publish({"type": "call", "state": state, "t": media_t, "wall_ms": time.time() * 1000.0,
                            "session_id": tg.session_id, "item_index": tg.item_index, "spec": tg.spec})
 
+    def _speech(self, rid: str, t: float, pcm) -> None:
+        """A realtime model's audio piece, placed at media time `t`: pushed to the page as base64 pcm16 in the
+        event itself (no file, no path), so the page plays it at its media time and grows the span."""
+        if self.cancel.is_set() or not len(pcm):
+            return
+        tg = self.target
+        rate = self.speech_rate
+        self.page.publish({"type": "speech", "rid": str(rid), "session_id": tg.session_id,
+                           "item_index": tg.item_index, "spec": tg.spec, "lane": f"model:{tg.spec}",
+                           "t": round(float(t), 4), "end": round(float(t) + len(pcm) / rate, 4), "rate": rate,
+                           "span": tg.span, "pcm16": base64.b64encode(pcm.astype("<i2").tobytes()).decode()})
+
     def _emit(self, e, protocol: str, options: dict) -> None:
         """Commit one emission as a model response, then push it to the page (durable before shown)."""
         if self.cancel.is_set():
@@ -176,6 +200,9 @@ class LiveModel:
             meta["tool"] = e.tool
         if e.raw:
             meta["raw"] = str(e.raw)[:2000]
+        for k in ("end", "aligned_words", "response_id"):  # a realtime utterance: its span and word times
+            if k in e.meta:
+                meta[k] = e.meta[k]
         r = self.hub.store.add_response(Response(
             id=f"r_{uuid.uuid4().hex[:16]}", item_id=tg.item.id, benchmark=tg.benchmark,
             responder=model_responder(tg.spec, tg.session_id), session_id=tg.session_id, t=float(e.t), kind=e.kind or "speech",

@@ -1,0 +1,96 @@
+"""A live page with a realtime (duplex) model, without a browser: the page's media clock drives the session
+with the scripted OpenAI-Realtime server (a real process on 127.0.0.1); the model's audio pieces are pushed to
+the page at the media time they arrived, and its utterance is stored as the live model's response.
+
+The page's clock is held paused at the scripted time until the speech has arrived, so the expected media
+times are the script's exactly (no wall-clock pacing in the test)."""
+from __future__ import annotations
+
+import base64
+import json
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from annotation.loaders import load
+from annotation.store import Store
+from ibench_ui.live_model import LiveModelHub, LiveTarget, validate_spec
+from runners.clock import MediaClock
+
+SERVER = Path(__file__).resolve().parents[1] / "runners" / "realtime_server.py"
+PHRASE = "The ball just appeared."
+ITEM = "moving_square#0"
+
+
+@pytest.fixture(scope="module")
+def wav(tmp_path_factory) -> str:
+    exe = shutil.which("espeak-ng")
+    assert exe, "espeak-ng is required (apt-get install espeak-ng)"
+    out = tmp_path_factory.mktemp("speech") / "a.wav"
+    subprocess.run([exe, "-w", str(out), PHRASE], check=True)
+    return str(out)
+
+
+@pytest.fixture
+def rt_url(tmp_path, wav):
+    cfg = tmp_path / "server.json"
+    cfg.write_text(json.dumps({"speech": [{"t": 3.0, "text": PHRASE, "wav": wav}]}))
+    proc = subprocess.Popen([sys.executable, str(SERVER), str(cfg)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 120)
+        line = proc.stdout.readline() if ready else ""
+        assert line.startswith("LISTENING"), f"scripted server did not start: {line!r}"
+        yield f"ws://127.0.0.1:{int(line.split()[1])}/v1/realtime"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def wait_events(hub, page_id, cond, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    cursor = 0
+    while True:
+        evs = hub.events(page_id)["events"]
+        if cond(evs):
+            return evs
+        assert time.monotonic() < deadline, f"state not reached; events: {[e['type'] for e in evs]}"
+        hub.wait_sync(page_id, cursor, timeout=1.0)
+        cursor = hub.events(page_id)["cursor"]
+
+
+def test_realtime_model_speech_is_pushed_at_media_time_and_stored(tmp_path, rt_url):
+    item = load("interactionbench").get(ITEM)
+    spec = validate_spec(f"realtime:{rt_url}")
+    store = Store(tmp_path / "live.sqlite")
+    hub = LiveModelHub(store, clock_factory=lambda: MediaClock(stale_after=600))
+    tg = LiveTarget(session_id="s_rt", item_index=0, item=item, spec=spec, protocol="blind", benchmark="interactionbench",
+                    span=float(item.stream.duration))
+    try:
+        assert hub.report("pg", tg, 0.0, paused=True)["started"]
+        hub.report("pg", tg, 3.0, paused=True)  # the page holds at 3.0 s: the model hears up to there
+        evs = wait_events(hub, "pg", lambda evs: any(e["type"] == "response" for e in evs))
+        speech = [e for e in evs if e["type"] == "speech"]
+        (resp,) = [e for e in evs if e["type"] == "response"]
+        assert speech and speech[0]["t"] == 3.0 and {e["lane"] for e in speech} == {f"model:{spec}"}
+        assert all(a["end"] == pytest.approx(b["t"], abs=1e-3) for a, b in zip(speech, speech[1:]))  # one span
+        samples = sum(len(base64.b64decode(e["pcm16"])) // 2 for e in speech)
+        assert samples > 0 and speech[-1]["end"] == pytest.approx(3.0 + samples / 24000, abs=1e-3)
+        assert resp["t"] == 3.0 and resp["text"] == PHRASE and resp["lane"] == f"model:{spec}"
+        assert resp["responder"] == f"model:{spec}@s_rt"
+        hub.report("pg", tg, float(item.stream.duration) + 0.5, paused=True)  # the item plays out
+        evs = wait_events(hub, "pg", lambda evs: any(e["type"] == "status" and e["state"] != "running" for e in evs))
+        (final,) = [e for e in evs if e["type"] == "status" and e["state"] != "running"]
+        assert final["state"] == "done" and final["emitted"] == 1 and final["calls"] == 1, final
+        (row,) = store.responses(session_id="s_rt")
+        assert (row.responder, row.t, row.text, row.kind) == (f"model:{spec}@s_rt", 3.0, PHRASE, "speech")
+        assert row.meta["protocol"] == "realtime" and row.meta["end"] == pytest.approx(speech[-1]["end"], abs=1e-3)
+        assert [w["text"] for w in row.meta["aligned_words"]] == PHRASE.split()
+    finally:
+        for w in hub.workers():
+            w.stop("test over")
