@@ -78,6 +78,48 @@ class LiveTarget:
         return (self.session_id, self.item_index)
 
 
+MIC_WAIT_S = 0.5  # how long the sender waits for the person's microphone audio of a chunk before sending without it
+MIC_MAX_S = 2.0  # longest microphone piece a page may send at once
+
+
+class MicTrack:
+    """The person's microphone on the media timeline (duplex live): pieces the page sends as it records,
+    mixed into the stream the realtime model hears. `mix` waits briefly for the audio of the chunk being sent
+    while the microphone is streaming, so the model hears the person where they spoke, not later or never."""
+
+    def __init__(self, cancel: threading.Event):
+        self.cond = threading.Condition()
+        self.pieces: list[tuple[float, int, Any]] = []  # (media start, rate, float32 samples)
+        self.until: Optional[float] = None  # media time the microphone has been heard to
+        self.added = float("-inf")  # monotonic time of the last piece: the page is streaming its microphone
+        self.cancel = cancel
+
+    def add(self, t0: float, rate: int, samples) -> None:
+        with self.cond:
+            self.pieces.append((float(t0), int(rate), samples))
+            self.until = max(self.until or 0.0, float(t0) + len(samples) / rate)
+            self.added = time.monotonic()
+            self.cond.notify_all()
+
+    def mix(self, t0: float, t1: float, rate: int):
+        """float32 samples of [t0, t1) at `rate` (the person's voice, resampled), or None when silent there."""
+        import numpy as np
+        with self.cond:
+            if self.until is not None and time.monotonic() - self.added < 2 * MIC_WAIT_S:  # still streaming
+                self.cond.wait_for(lambda: self.until >= t1 - 1e-6 or self.cancel.is_set(), MIC_WAIT_S)
+            pieces = [p for p in self.pieces if p[0] < t1 and p[0] + len(p[2]) / p[1] > t0]
+            self.pieces = [p for p in self.pieces if p[0] + len(p[2]) / p[1] > t0]  # the past is sent
+        if not pieces:
+            return None
+        n = int(round((t1 - t0) * rate))
+        out = np.zeros(n, np.float32)
+        at = t0 + np.arange(n) / rate
+        for s, r, x in pieces:
+            inside = (at >= s) & (at < s + len(x) / r)
+            out[inside] += np.interp((at[inside] - s) * r, np.arange(len(x)), x).astype(np.float32)
+        return out
+
+
 class LiveModel:
     """One page's worker: a MediaClock fed by the page and a thread driving the model for one item."""
 
@@ -85,6 +127,8 @@ class LiveModel:
         self.hub, self.page, self.target = hub, page, target
         self.clock = hub.clock_factory()
         self.cancel = threading.Event()
+        self.mic = MicTrack(self.cancel)
+        self.speech_rate = 0  # a realtime model's output rate, once it runs (0: a ticking model)
         self.state = "starting"  # starting | running | done | error | cancelled
         self.reason = ""
         self.emitted = 0
@@ -125,7 +169,7 @@ class LiveModel:
                 from runners.realtime_run import drive_realtime
                 self.trace = drive_realtime(tg.item, protocol, backend, clock=self.clock, cancel=self.cancel,
                                             on_emission=lambda e: self._emit(e, "realtime", options),
-                                            on_speech=self._speech, benchmark=tg.benchmark)
+                                            on_speech=self._speech, benchmark=tg.benchmark, mix=self.mic.mix)
             else:
                 self.trace = drive(tg.item, protocol, backend, clock=self.clock, cancel=self.cancel,
                                    on_emission=lambda e: self._emit(e, protocol.name, options),
@@ -344,6 +388,16 @@ class LiveModelHub:
                 return {"state": w.state, "started": True}
         w.clock.report(media_t, paused, rate, wall)
         return {"state": w.state}
+
+    def hear(self, page_id: str, target_key: tuple[str, int], t0: float, rate: int, samples) -> bool:
+        """The person's microphone piece at media time `t0` for the page's realtime worker (duplex): mixed
+        into what the model hears. False when the page has no realtime worker on that item."""
+        page = self._pages.get(str(page_id or ""))
+        w = page.worker if page else None
+        if w is None or w.key != target_key or not w.alive() or not getattr(w, "speech_rate", 0):
+            return False
+        w.mic.add(t0, rate, samples)
+        return True
 
     def finish(self, session_id: str, item_index: int, grace: float = 1.0) -> None:
         """The item ended: let its workers finish their last tick (up to `grace` s), then cancel them."""

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from annotation.loaders import load
@@ -39,14 +40,14 @@ def wav(tmp_path_factory) -> str:
 @pytest.fixture
 def rt_url(tmp_path, wav):
     cfg = tmp_path / "server.json"
-    cfg.write_text(json.dumps({"speech": [{"t": 3.0, "text": PHRASE, "wav": wav}]}))
+    cfg.write_text(json.dumps({"speech": [{"t": 3.0, "text": PHRASE, "wav": wav}], "log": str(tmp_path / "ev.jsonl")}))
     proc = subprocess.Popen([sys.executable, str(SERVER), str(cfg)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
         ready, _, _ = select.select([proc.stdout], [], [], 120)
         line = proc.stdout.readline() if ready else ""
         assert line.startswith("LISTENING"), f"scripted server did not start: {line!r}"
-        yield f"ws://127.0.0.1:{int(line.split()[1])}/v1/realtime"
+        yield f"ws://127.0.0.1:{int(line.split()[1])}/v1/realtime", tmp_path / "ev.jsonl"
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -66,7 +67,7 @@ def wait_events(hub, page_id, cond, timeout=60.0):
 
 def test_realtime_model_speech_is_pushed_at_media_time_and_stored(tmp_path, rt_url):
     item = load("interactionbench").get(ITEM)
-    spec = validate_spec(f"realtime:{rt_url}")
+    spec = validate_spec(f"realtime:{rt_url[0]}")
     store = Store(tmp_path / "live.sqlite")
     hub = LiveModelHub(store, clock_factory=lambda: MediaClock(stale_after=600))
     tg = LiveTarget(session_id="s_rt", item_index=0, item=item, spec=spec, protocol="blind", benchmark="interactionbench",
@@ -91,6 +92,43 @@ def test_realtime_model_speech_is_pushed_at_media_time_and_stored(tmp_path, rt_u
         assert (row.responder, row.t, row.text, row.kind) == (f"model:{spec}@s_rt", 3.0, PHRASE, "speech")
         assert row.meta["protocol"] == "realtime" and row.meta["end"] == pytest.approx(speech[-1]["end"], abs=1e-3)
         assert [w["text"] for w in row.meta["aligned_words"]] == PHRASE.split()
+    finally:
+        for w in hub.workers():
+            w.stop("test over")
+
+
+def test_the_persons_microphone_is_mixed_into_what_the_model_hears(tmp_path, rt_url):
+    """Duplex: microphone pieces the page sends for the open item reach the model at their media time."""
+    url, log = rt_url
+    item = load("interactionbench").get(ITEM)
+    hub = LiveModelHub(Store(tmp_path / "live.sqlite"), clock_factory=lambda: MediaClock(stale_after=600))
+    voice = np.full(16000, 0.5, np.float32)  # the person "speaks" (a 0.5 constant) during [5, 6) at 16 kHz
+    end = float(item.stream.duration) + 0.5
+
+    def play(page: str, session: str, mic: bool) -> None:
+        tg = LiveTarget(session_id=session, item_index=0, item=item, spec=f"realtime:{url}", protocol="blind",
+                        benchmark="interactionbench", span=float(item.stream.duration))
+        assert not hub.hear(page, tg.key, 5.0, 16000, voice)  # no worker yet: nothing to mix into
+        hub.report(page, tg, 0.0, paused=True)
+        wait_events(hub, page, lambda evs: any(e["type"] == "status" for e in evs))
+        assert not hub.hear(page, (session, 1), 5.0, 16000, voice)  # another item's audio is not this one's
+        if mic:
+            assert hub.hear(page, tg.key, 5.0, 16000, voice)
+        hub.report(page, tg, end, paused=True)
+        wait_events(hub, page, lambda evs: any(e["type"] == "status" and e["state"] != "running" for e in evs))
+
+    try:
+        play("pg0", "s_plain", mic=False)
+        play("pg1", "s_mic", mic=True)
+        deadline = time.monotonic() + 60
+        while not (log.exists() and log.read_text().count('"closed"') == 2):
+            assert time.monotonic() < deadline, "the server never logged the end of both sessions"
+            time.sleep(0.05)
+        without, with_person = [json.loads(x)["rms"] for x in log.read_text().splitlines() if '"closed"' in x]
+        assert len(without) == len(with_person) == 24
+        # a constant 0.5 over a zero-mean stream: rms^2 grows by 0.25 in second 5, and nowhere else
+        assert abs(with_person[5] - (without[5] ** 2 + 0.25) ** 0.5) < 0.01, (with_person[5], without[5])
+        assert [v for i, v in enumerate(with_person) if i != 5] == [v for i, v in enumerate(without) if i != 5]
     finally:
         for w in hub.workers():
             w.stop("test over")
