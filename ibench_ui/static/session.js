@@ -240,6 +240,7 @@
       S.rec.len += chunk.data.length;
       if (S.rec.len > mic.rate * (S.rec.source === "ptt" ? 30 : 15)) finishRec();
     }
+    if (S.realtime && S.active && S.human) toModel(mic, chunk);
     if (!S.handsfree || !S.active || !S.human) return;
     let e = 0; for (let i = 0; i < x.length; i++) e += x[i] * x[i];
     const rms = Math.sqrt(e / x.length);
@@ -251,6 +252,24 @@
     } else if (S.rec && S.rec.source === "vad" && mic.cold * 1024 > mic.rate * 0.8) {
       finishRec();                          // 0.8 s of quiet ends it
     }
+  }
+
+  function toModel(mic, chunk) {
+    /* Duplex: stream the open microphone to the server (~0.2 s pieces at their media time), which mixes it
+       into what the realtime model hears. Nothing here is logged; spoken responses still go through speak. */
+    const out = S.micOut || (S.micOut = { parts: [], len: 0, t0: null });
+    if (out.t0 === null) out.t0 = Math.max(0, chunk.media - chunk.data.length / mic.rate);
+    out.parts.push(chunk.data); out.len += chunk.data.length;
+    if (out.len < mic.rate * 0.2) return;
+    const pcm = new Int16Array(out.len);
+    let k = 0;
+    for (const p of out.parts) for (let i = 0; i < p.length; i++) pcm[k++] = Math.max(-1, Math.min(1, p[i])) * 32767;
+    const bytes = new Uint8Array(pcm.buffer);
+    let bin = ""; for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    const req = { page_id: S.pageId, session_id: S.sess.id, item_index: S.item.index, item_id: S.item.id,
+      media_t: out.t0, sample_rate: mic.rate, pcm_b64: btoa(bin) };
+    S.micOut = null;
+    S.server.hear(withCreds(req)).then((res) => { if (res && res.ok) S.heard = (S.heard || 0) + (res.heard ? 1 : 0); }, () => null);
   }
 
   async function pttStart(ev) {
@@ -395,7 +414,7 @@
       (resume > 0 ? ` · resuming at ${fmt(resume)}` : "");
     $("#item-result").hidden = true; $("#item-result").innerHTML = "";
     $("#next-btn").hidden = true;
-    S.modelRows = new Map(); S.speech = new Map(); stopModelAudio();
+    S.modelRows = new Map(); S.speech = new Map(); stopModelAudio(); S.realtime = false; S.micOut = null;
     setTimeline(res.timeline_html); S.nRows = res.n_rows;
     $("#session-request").textContent = "";
     $("#session-request").dataset.shown = "0";
@@ -785,7 +804,7 @@
       return;
     }
     if (ev.type === "status") {
-      if (ev.state === "running") modelState("watching", "watching");
+      if (ev.state === "running") { modelState("watching", "watching"); S.realtime = ev.protocol === "realtime"; }
       else if (ev.state === "error") modelState("error", "error: " + (ev.reason || "failed"));
       else if (ev.state === "done") modelState("done", "finished");
       const what = { running: `Model ${ev.spec} is watching (${ev.protocol}).`,
