@@ -132,3 +132,42 @@ def test_the_persons_microphone_is_mixed_into_what_the_model_hears(tmp_path, rt_
     finally:
         for w in hub.workers():
             w.stop("test over")
+
+
+def test_hear_checks_what_the_page_sends_and_reaches_only_a_realtime_worker(tmp_path, rt_url):
+    """The `hear` server function: the session's own open item, a checked rate and size, base64 pcm16 only;
+    heard only by the page's realtime worker (a ticking model or another page hears nothing)."""
+    import math
+
+    from ibench_ui.context import AppContext
+    from ibench_ui.models import ModelRegistry
+    from ibench_ui.session import SessionService
+
+    url, _ = rt_url
+    reg = ModelRegistry.from_dict({"allowed_base_urls": [url], "models": {"rt": f"realtime:{url}",
+                                                                          "tick": "baseline:always"}})
+    svc = SessionService(AppContext(store=Store(tmp_path / "s.sqlite"), asr_model=str(tmp_path / "none"),
+                                    models=reg), clock_slack=math.inf)
+    pcm = base64.b64encode((np.full(3200, 0.25) * 32767).astype("<i2").tobytes()).decode()  # 0.2 s at 16 kHz
+    try:
+        for name, heard in (("tick", False), ("rt", True)):
+            res = svc.open_session({"participant": f"P-{name}", "benchmark": "interactionbench", "items": ITEM,
+                                    "model": name, "who": "both"})
+            assert res["ok"], res
+            base = {"session_id": res["session"]["id"], "item_index": 0, "item_id": ITEM, "page_id": f"pg-{name}"}
+            assert svc.clock({**base, "media_t": 0.0, "paused": True, "event": "pause"})["ok"]
+            piece = {**base, "media_t": 0.0, "sample_rate": 16000, "pcm_b64": pcm}
+            if heard:  # the realtime worker is up once it has said so
+                wait_events(svc.hub, f"pg-{name}", lambda evs: any(e["type"] == "status" for e in evs))
+            assert svc.hear(piece) == {"ok": True, "heard": heard}
+            assert svc.hear({**piece, "page_id": "another-page"}) == {"ok": True, "heard": False}
+            for bad, why in (({"sample_rate": 4000}, "sample_rate"), ({"sample_rate": True}, "sample_rate"),
+                             ({"pcm_b64": "!!"}, "base64"), ({"pcm_b64": "A" * 200000}, "at most"),
+                             ({"pcm_b64": None}, "at most"), ({"media_t": -1}, "media_t"),
+                             ({"media_t": 99.0}, "past the end"), ({"item_index": 1}, "not open"),
+                             ({"session_id": "nope"}, "No session")):
+                out = svc.hear({**piece, **bad})
+                assert out["ok"] is False and why in out["error"], (bad, out)
+    finally:
+        for w in svc.hub.workers():
+            w.stop("test over")
