@@ -804,7 +804,11 @@
       return;
     }
     if (ev.type === "status") {
-      if (ev.state === "running") { modelState("watching", "watching"); S.realtime = ev.protocol === "realtime"; }
+      if (ev.state === "running") {
+        modelState("watching", "watching"); S.realtime = ev.protocol === "realtime";
+        // duplex: the person may talk to a realtime model at any time, so its microphone opens with it
+        if (S.realtime && S.human) micOpen().catch((err) => micUi("Microphone unavailable: " + err.message, true));
+      }
       else if (ev.state === "error") modelState("error", "error: " + (ev.reason || "failed"));
       else if (ev.state === "done") modelState("done", "finished");
       const what = { running: `Model ${ev.spec} is watching (${ev.protocol}).`,
