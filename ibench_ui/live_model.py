@@ -9,6 +9,7 @@ page stops reporting (3 s, the clock goes stale), or on unload. One hub per app:
 from __future__ import annotations
 
 import asyncio
+import base64
 import threading
 import time
 import uuid
@@ -23,7 +24,7 @@ from runners.clock import MediaClock
 STALE_AFTER = 3.0
 MAX_EVENTS = 1000  # events kept per page (older ones are dropped; the store keeps every response)
 PAGE_IDLE_S = 120.0  # a page with no worker and no calls for this long is forgotten
-SPEC_KINDS = ("baseline", "openai", "hf", "plugin")
+SPEC_KINDS = ("baseline", "openai", "hf", "plugin", "realtime")
 LIVE_TIMING = "arrival"  # a live reply counts when it arrives; `run --timing arrival` scores batch runs the same way
 
 
@@ -42,7 +43,7 @@ def validate_spec(spec: str) -> str:
     kind = spec.partition(":")[0]
     if kind not in SPEC_KINDS or len(spec) > 300 or any(c.isspace() for c in spec):
         raise LiveModelError(f"Model {spec!r} is not a model spec; use baseline:motion, baseline:periodic:N, "
-                             "openai:<model>@<base_url>, hf:<path> or plugin:<module>:<Class>.")
+                             "openai:<model>@<base_url>, hf:<path>, plugin:<module>:<Class> or realtime:<ws url>.")
     if kind == "baseline":
         from runners.backends import load_backend
         try:
@@ -77,6 +78,48 @@ class LiveTarget:
         return (self.session_id, self.item_index)
 
 
+MIC_WAIT_S = 0.5  # how long the sender waits for the person's microphone audio of a chunk before sending without it
+MIC_MAX_S = 2.0  # longest microphone piece a page may send at once
+
+
+class MicTrack:
+    """The person's microphone on the media timeline (duplex live): pieces the page sends as it records,
+    mixed into the stream the realtime model hears. `mix` waits briefly for the audio of the chunk being sent
+    while the microphone is streaming, so the model hears the person where they spoke, not later or never."""
+
+    def __init__(self, cancel: threading.Event):
+        self.cond = threading.Condition()
+        self.pieces: list[tuple[float, int, Any]] = []  # (media start, rate, float32 samples)
+        self.until: Optional[float] = None  # media time the microphone has been heard to
+        self.added = float("-inf")  # monotonic time of the last piece: the page is streaming its microphone
+        self.cancel = cancel
+
+    def add(self, t0: float, rate: int, samples) -> None:
+        with self.cond:
+            self.pieces.append((float(t0), int(rate), samples))
+            self.until = max(self.until or 0.0, float(t0) + len(samples) / rate)
+            self.added = time.monotonic()
+            self.cond.notify_all()
+
+    def mix(self, t0: float, t1: float, rate: int):
+        """float32 samples of [t0, t1) at `rate` (the person's voice, resampled), or None when silent there."""
+        import numpy as np
+        with self.cond:
+            if self.until is not None and time.monotonic() - self.added < 2 * MIC_WAIT_S:  # still streaming
+                self.cond.wait_for(lambda: self.until >= t1 - 1e-6 or self.cancel.is_set(), MIC_WAIT_S)
+            pieces = [p for p in self.pieces if p[0] < t1 and p[0] + len(p[2]) / p[1] > t0]
+            self.pieces = [p for p in self.pieces if p[0] + len(p[2]) / p[1] > t0]  # the past is sent
+        if not pieces:
+            return None
+        n = int(round((t1 - t0) * rate))
+        out = np.zeros(n, np.float32)
+        at = t0 + np.arange(n) / rate
+        for s, r, x in pieces:
+            inside = (at >= s) & (at < s + len(x) / r)
+            out[inside] += np.interp((at[inside] - s) * r, np.arange(len(x)), x).astype(np.float32)
+        return out
+
+
 class LiveModel:
     """One page's worker: a MediaClock fed by the page and a thread driving the model for one item."""
 
@@ -84,6 +127,8 @@ class LiveModel:
         self.hub, self.page, self.target = hub, page, target
         self.clock = hub.clock_factory()
         self.cancel = threading.Event()
+        self.mic = MicTrack(self.cancel)
+        self.speech_rate = 0  # a realtime model's output rate, once it runs (0: a ticking model)
         self.state = "starting"  # starting | running | done | error | cancelled
         self.reason = ""
         self.emitted = 0
@@ -110,16 +155,25 @@ class LiveModel:
         from runners.run_cmd import resolve_options
         tg = self.target
         try:
-            backend = _Observed(self.hub.backend(tg.spec), self._call_state)
-            options = resolve_options(tg.protocol, {}, backend)
-            protocol = get_protocol(tg.protocol, **options)
+            inner = self.hub.backend(tg.spec)
+            realtime = bool(getattr(inner, "streams_media", False))
+            self.speech_rate = int(inner.options.output_rate) if realtime else 0
+            backend = inner if realtime else _Observed(inner, self._call_state)
+            options = {} if realtime else resolve_options(tg.protocol, {}, backend)
+            protocol = None if realtime else get_protocol(tg.protocol, **options)  # realtime: no ticks
             self.state = "running"
             self.page.publish({"type": "status", "state": "running", "session_id": tg.session_id,
-                               "item_index": tg.item_index, "spec": tg.spec, "protocol": tg.protocol,
-                               "options": options})
-            self.trace = drive(tg.item, protocol, backend, clock=self.clock, cancel=self.cancel,
-                               on_emission=lambda e: self._emit(e, protocol.name, options),
-                               on_call=self._record_call, timing=LIVE_TIMING)
+                               "item_index": tg.item_index, "spec": tg.spec,
+                               "protocol": "realtime" if realtime else tg.protocol, "options": options})
+            if realtime:  # the stream itself goes to the model on the page's clock; its speech comes back
+                from runners.realtime_run import drive_realtime
+                self.trace = drive_realtime(tg.item, protocol, backend, clock=self.clock, cancel=self.cancel,
+                                            on_emission=lambda e: self._emit(e, "realtime", options),
+                                            on_speech=self._speech, benchmark=tg.benchmark, mix=self.mic.mix)
+            else:
+                self.trace = drive(tg.item, protocol, backend, clock=self.clock, cancel=self.cancel,
+                                   on_emission=lambda e: self._emit(e, protocol.name, options),
+                                   on_call=self._record_call, timing=LIVE_TIMING)
             if self.cancel.is_set() or self.trace.cancelled:
                 self.state = "cancelled"
             elif self.trace.failed:
@@ -147,6 +201,8 @@ class LiveModel:
         trace = self.trace
         if trace is None:
             return {}
+        if trace.protocol == "realtime":  # a session, not ticks: its model turns and error events
+            return {"timing": "realtime", "calls": trace.n_polls, "errors": trace.n_errors}
         from runners.run_health import call_counts, summarise
         h = summarise({trace.item_id: call_counts(trace)}, [trace.item_id], timing=trace.timing, on_error="exclude",
                       interval=None, excluded=[])
@@ -162,6 +218,18 @@ class LiveModel:
         self.page.publish({"type": "call", "state": state, "t": media_t, "wall_ms": time.time() * 1000.0,
                            "session_id": tg.session_id, "item_index": tg.item_index, "spec": tg.spec})
 
+    def _speech(self, rid: str, t: float, pcm) -> None:
+        """A realtime model's audio piece, placed at media time `t`: pushed to the page as base64 pcm16 in the
+        event itself (no file, no path), so the page plays it at its media time and grows the span."""
+        if self.cancel.is_set() or not len(pcm):
+            return
+        tg = self.target
+        rate = self.speech_rate
+        self.page.publish({"type": "speech", "rid": str(rid), "session_id": tg.session_id,
+                           "item_index": tg.item_index, "spec": tg.spec, "lane": f"model:{tg.spec}",
+                           "t": round(float(t), 4), "end": round(float(t) + len(pcm) / rate, 4), "rate": rate,
+                           "span": tg.span, "pcm16": base64.b64encode(pcm.astype("<i2").tobytes()).decode()})
+
     def _emit(self, e, protocol: str, options: dict) -> None:
         """Commit one emission as a model response, then push it to the page (durable before shown)."""
         if self.cancel.is_set():
@@ -176,6 +244,9 @@ class LiveModel:
             meta["tool"] = e.tool
         if e.raw:
             meta["raw"] = str(e.raw)[:2000]
+        for k in ("end", "aligned_words", "response_id"):  # a realtime utterance: its span and word times
+            if k in e.meta:
+                meta[k] = e.meta[k]
         r = self.hub.store.add_response(Response(
             id=f"r_{uuid.uuid4().hex[:16]}", item_id=tg.item.id, benchmark=tg.benchmark,
             responder=model_responder(tg.spec, tg.session_id), session_id=tg.session_id, t=float(e.t), kind=e.kind or "speech",
@@ -317,6 +388,16 @@ class LiveModelHub:
                 return {"state": w.state, "started": True}
         w.clock.report(media_t, paused, rate, wall)
         return {"state": w.state}
+
+    def hear(self, page_id: str, target_key: tuple[str, int], t0: float, rate: int, samples) -> bool:
+        """The person's microphone piece at media time `t0` for the page's realtime worker (duplex): mixed
+        into what the model hears. False when the page has no realtime worker on that item."""
+        page = self._pages.get(str(page_id or ""))
+        w = page.worker if page else None
+        if w is None or w.key != target_key or not w.alive() or not getattr(w, "speech_rate", 0):
+            return False
+        w.mic.add(t0, rate, samples)
+        return True
 
     def finish(self, session_id: str, item_index: int, grace: float = 1.0) -> None:
         """The item ended: let its workers finish their last tick (up to `grace` s), then cancel them."""

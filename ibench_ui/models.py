@@ -63,8 +63,8 @@ class ModelRegistry:
                              f"expected {', '.join(sorted(_TOP_KEYS))}")
         urls = data.get("allowed_base_urls", [])
         envs = data.get("allowed_key_envs", [])
-        if not isinstance(urls, list) or not all(isinstance(u, str) and re.match(r"^https?://", u) for u in urls):
-            raise ValueError(f"{source}: allowed_base_urls must be a list of http(s) URLs")
+        if not isinstance(urls, list) or not all(isinstance(u, str) and re.match(r"^(https?|wss?)://", u) for u in urls):
+            raise ValueError(f"{source}: allowed_base_urls must be a list of http(s) or ws(s) URLs")
         if not isinstance(envs, list) or not all(isinstance(e, str) and _ENV.match(e) for e in envs):
             raise ValueError(f"{source}: allowed_key_envs must be a list of environment-variable names")
         allowed_urls = {u.rstrip("/") for u in urls}
@@ -133,12 +133,16 @@ class ModelRegistry:
 
 def _check_spec(where: str, spec: str, options: dict, urls: set[str], envs: set[str]) -> None:
     kind = spec.partition(":")[0]
-    if kind not in ("baseline", "openai", "hf", "plugin"):
-        raise ValueError(f"{where}: spec {spec!r} must start with baseline:, openai:, hf: or plugin:")
+    if kind not in ("baseline", "openai", "hf", "plugin", "realtime"):
+        raise ValueError(f"{where}: spec {spec!r} must start with baseline:, openai:, hf:, plugin: or realtime:")
     if kind == "openai":
         _, at, base = spec[len("openai:"):].rpartition("@")
         if not at or base.rstrip("/") not in urls:
             raise ValueError(f"{where}: base URL {base or '(none)'!r} is not in allowed_base_urls")
+    if kind == "realtime":  # the whole WebSocket URL (query included) must be listed: a realtime model is a URL
+        url = spec[len("realtime:"):]
+        if not url or url.rstrip("/") not in urls:
+            raise ValueError(f"{where}: realtime URL {url or '(none)'!r} is not in allowed_base_urls")
     env = options.get("api_key_env")
     if env is not None and (not isinstance(env, str) or env not in envs):
         raise ValueError(f"{where}.options.api_key_env: {env!r} is not in allowed_key_envs")

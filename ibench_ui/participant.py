@@ -47,6 +47,8 @@ class ParticipantService:
             return {"ok": True, "sets": {}}
         if name in ("clock", "model_stop"):
             return {"ok": True, "model": None, "stopped": False}
+        if name == "hear":  # no live model for participants: their microphone goes nowhere
+            return {"ok": True, "heard": False}
         return getattr(self.svc, name)(scoped)
 
 
@@ -69,6 +71,7 @@ def build_participant_app(ctx: AppContext, svc: SessionService | None = None) ->
     def study_step(req): return ps.call("study_step", req)      # consent, practice (issue 14)
     def calibrate(req): return ps.call("calibrate", req)        # reaction-time calibration (issue 14)
     def model_check(req): return ps.call("model_check", req)
+    def hear(req): return ps.call("hear", req)  # duplex microphone: answered, never used (no live model here)
 
     async def wait_model(req):  # no live model for participants: answer at once, never hold a request
         return {"ok": True, "events": [], "cursor": 0}
@@ -77,5 +80,5 @@ def build_participant_app(ctx: AppContext, svc: SessionService | None = None) ->
         gr.HTML(session_markup(ctx, participant=True), elem_id="session-root", padding=False,
                 js_on_load="window.ibenchSession.mount(element, server);",
                 server_functions=[open_session, item_sets, respond, speak, correct, finish_item, asr_status,
-                                  clock, wait_model, model_stop, study_step, calibrate, model_check])
+                                  clock, wait_model, model_stop, study_step, calibrate, model_check, hear])
     return demo

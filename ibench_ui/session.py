@@ -762,6 +762,38 @@ class SessionService:
             return self._fail(exc)
 
     @_guarded
+    @_guarded
+    def hear(self, req: dict) -> dict:
+        """Duplex live: a piece of the participant's microphone (pcm16, <= 2 s) at media time `media_t`, mixed
+        into what the session's realtime model hears on this page's open item. Nothing is stored (the person's
+        responses are logged by `speak`); a page without a realtime worker on the item gets heard=False."""
+        from ibench_ui.live_model import MIC_MAX_S
+        try:
+            req = req if isinstance(req, dict) else {}
+            s = self._session(req.get("session_id"))
+            if not model_of(s) or not humans_respond(s):
+                return {"ok": True, "heard": False}
+            idx, item = self._item_of(s, req)
+            rate = req.get("sample_rate")
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate != int(rate) \
+                    or not 8000 <= rate <= MAX_RATE:
+                raise SessionInputError(f"sample_rate must be a whole number of Hz from 8000 to {MAX_RATE}.")
+            rate = int(rate)
+            b64 = req.get("pcm_b64")
+            if not isinstance(b64, str) or len(b64) > int(rate * MIC_MAX_S * 2) * 4 // 3 + 8:
+                raise SessionInputError(f"A microphone piece is at most {MIC_MAX_S:g} s of base64 16-bit PCM.")
+            try:
+                pcm = np.frombuffer(base64.b64decode(b64, validate=True), dtype="<i2")
+            except (ValueError, TypeError):
+                raise SessionInputError("The microphone piece is not valid base64 16-bit PCM.") from None
+            media_t = _float(req, "media_t")
+            self._check_media_t(s, idx, item, media_t, "media_t")
+            heard = bool(len(pcm)) and self.hub.hear(str(req.get("page_id") or ""), (s.id, idx), media_t, rate,
+                                                     pcm.astype(np.float32) / 32768.0)
+            return {"ok": True, "heard": heard}
+        except (SessionInputError, LiveModelError, KeyError) as exc:
+            return self._fail(exc)
+
     def model_stop(self, req: dict) -> dict:
         """The page is unloading: stop its model now rather than after the 3 s staleness rule."""
         return {"ok": True, "stopped": self.hub.stop(str((req or {}).get("page_id") or ""), "unload")}
@@ -1004,6 +1036,7 @@ def build_session(ctx: AppContext, service: Optional[SessionService] = None) -> 
     def asr_status(req): return gate("asr_status", req)
     def clock(req): return gate("clock", req)
     def model_stop(req): return gate("model_stop", req)
+    def hear(req): return gate("hear", req)
     def study_step(req): return gate("study_step", req)
     def calibrate(req): return gate("calibrate", req)
     def model_check(req): return gate("model_check", req)
@@ -1020,5 +1053,5 @@ def build_session(ctx: AppContext, service: Optional[SessionService] = None) -> 
             js_on_load="window.ibenchSession.mount(element, server);",
             server_functions=[open_session, item_sets, respond, speak, correct, finish_item, asr_status,
                               clock, wait_model, model_stop, study_step, calibrate,
-                              model_check])
+                              model_check, hear])
     return svc

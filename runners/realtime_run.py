@@ -272,11 +272,11 @@ def write_speech(model_dir: str | Path, ds, results: dict) -> list[Path]:
 
 
 def drive_realtime(item, protocol, backend, *, clock=None, cancel: Optional[threading.Event] = None,
-                   on_emission=None, on_speech=None, benchmark: Optional[str] = None, **_ignored) -> Trace:
+                   on_emission=None, on_speech=None, benchmark: Optional[str] = None, mix=None, **_ignored) -> Trace:
     """`runners.protocols.drive` for a realtime backend (same call shape, so a live worker can pick either):
     the page's `clock` drives the session; each response becomes one emission when it is over (its onset,
     with `meta["end"]` and `meta["aligned_words"]`), tool calls as they arrive. `on_speech(rid, t, pcm16)`
-    gets the audio as it lands, for playback."""
+    gets the audio as it lands, for playback; `mix` is stream_item's (the person's microphone, duplex)."""
     bench = benchmark or getattr(protocol, "benchmark", "") or item.benchmark
     trace = Trace(item_id=item.id, protocol="realtime", backend=backend.name)
     rate = backend.options.output_rate
@@ -297,7 +297,8 @@ def drive_realtime(item, protocol, backend, *, clock=None, cancel: Optional[thre
                       meta={"end": e, "second": second_of(s), "aligned_words": chunk["aligned_words"],
                             "response_id": rec.id}))
 
-    result = backend.stream_item(item, bench, clock=clock, cancel=cancel, on_speech=on_speech, on_response=finished)
+    result = backend.stream_item(item, bench, clock=clock, cancel=cancel, on_speech=on_speech, on_response=finished,
+                                mix=mix)
     for e in emissions_from_transcript({"chunks": []}, tuple(result.tool_calls)):
         emit(e)
     trace.n_polls, trace.n_errors = len(result.responses), result.n_errors

@@ -21,7 +21,7 @@
     pageId: uuid(), server: null, root: null, sess: null, item: null, started: false, active: false,
     maxT: 0, frameT: null, inflight: new Set(), nRows: -1, finishing: false, typingT: null,
     mic: null, rec: null, asr: { status: "idle", message: "" }, logged: 0,
-    model: "", human: true, cursor: 0, polling: false, modelRows: new Map(), shown: {}, modelN: 0,
+    model: "", human: true, cursor: 0, polling: false, modelRows: new Map(), speech: new Map(), shown: {}, modelN: 0,
     practice: false, countingDown: false, cal: null, thinking: null, modelReady: true,
   };
 
@@ -240,6 +240,7 @@
       S.rec.len += chunk.data.length;
       if (S.rec.len > mic.rate * (S.rec.source === "ptt" ? 30 : 15)) finishRec();
     }
+    if (S.realtime && S.active && S.human) toModel(mic, chunk);
     if (!S.handsfree || !S.active || !S.human) return;
     let e = 0; for (let i = 0; i < x.length; i++) e += x[i] * x[i];
     const rms = Math.sqrt(e / x.length);
@@ -251,6 +252,24 @@
     } else if (S.rec && S.rec.source === "vad" && mic.cold * 1024 > mic.rate * 0.8) {
       finishRec();                          // 0.8 s of quiet ends it
     }
+  }
+
+  function toModel(mic, chunk) {
+    /* Duplex: stream the open microphone to the server (~0.2 s pieces at their media time), which mixes it
+       into what the realtime model hears. Nothing here is logged; spoken responses still go through speak. */
+    const out = S.micOut || (S.micOut = { parts: [], len: 0, t0: null });
+    if (out.t0 === null) out.t0 = Math.max(0, chunk.media - chunk.data.length / mic.rate);
+    out.parts.push(chunk.data); out.len += chunk.data.length;
+    if (out.len < mic.rate * 0.2) return;
+    const pcm = new Int16Array(out.len);
+    let k = 0;
+    for (const p of out.parts) for (let i = 0; i < p.length; i++) pcm[k++] = Math.max(-1, Math.min(1, p[i])) * 32767;
+    const bytes = new Uint8Array(pcm.buffer);
+    let bin = ""; for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    const req = { page_id: S.pageId, session_id: S.sess.id, item_index: S.item.index, item_id: S.item.id,
+      media_t: out.t0, sample_rate: mic.rate, pcm_b64: btoa(bin) };
+    S.micOut = null;
+    S.server.hear(withCreds(req)).then((res) => { if (res && res.ok) S.heard = (S.heard || 0) + (res.heard ? 1 : 0); }, () => null);
   }
 
   async function pttStart(ev) {
@@ -395,7 +414,7 @@
       (resume > 0 ? ` · resuming at ${fmt(resume)}` : "");
     $("#item-result").hidden = true; $("#item-result").innerHTML = "";
     $("#next-btn").hidden = true;
-    S.modelRows = new Map();
+    S.modelRows = new Map(); S.speech = new Map(); stopModelAudio(); S.realtime = false; S.micOut = null;
     setTimeline(res.timeline_html); S.nRows = res.n_rows;
     $("#session-request").textContent = "";
     $("#session-request").dataset.shown = "0";
@@ -778,13 +797,18 @@
   function onModelEvent(ev) {
     if (!S.sess || !S.item || ev.session_id !== S.sess.id || ev.item_index !== S.item.index) return;
     if (ev.type === "response") { S.modelRows.set(ev.rid, ev); insertModelRow(ev); spoke(ev); return; }
+    if (ev.type === "speech") { speechPiece(ev); return; }
     if (ev.type === "call") {
       if (ev.state === "thinking") { S.thinking = { since: performance.now(), t: ev.t }; tickThinking(); }
       else if (S.thinking) { S.thinking = null; if (modelStateNow() !== "spoke") modelState("watching", "watching"); }
       return;
     }
     if (ev.type === "status") {
-      if (ev.state === "running") modelState("watching", "watching");
+      if (ev.state === "running") {
+        modelState("watching", "watching"); S.realtime = ev.protocol === "realtime";
+        // duplex: the person may talk to a realtime model at any time, so its microphone opens with it
+        if (S.realtime && S.human) micOpen().catch((err) => micUi("Microphone unavailable: " + err.message, true));
+      }
       else if (ev.state === "error") modelState("error", "error: " + (ev.reason || "failed"));
       else if (ev.state === "done") modelState("done", "finished");
       const what = { running: `Model ${ev.spec} is watching (${ev.protocol}).`,
@@ -824,7 +848,7 @@
     caption(words, ev);
     modelState("spoke", `spoke at ${fmt(ev.t)}`);
     const tts = $("#tts-toggle");
-    if (tts && tts.checked && ev.text && window.speechSynthesis) {
+    if (tts && tts.checked && ev.text && window.speechSynthesis && !S.speech.size) {  // a realtime model speaks itself
       try { speechSynthesis.cancel(); speechSynthesis.speak(new SpeechSynthesisUtterance(ev.text)); } catch (e) { /* no voice */ }
     }
     document.dispatchEvent(new CustomEvent("ibench:caption", { detail: { rid: ev.rid, emit: ev.emit_wall_ms, shown: nowWall() } }));
@@ -868,6 +892,58 @@
     document.dispatchEvent(new CustomEvent("ibench:model", { detail: { ...S.shown[ev.rid], rid: ev.rid } }));
   }
 
+  /* ---------------------------------------------------------------- realtime model speech */
+  function speechPiece(ev) {
+    /* One piece of a realtime model's audio, placed by the server at media time ev.t..ev.end: grow that
+       utterance's span in the model lane and play the piece at its media time. */
+    const sp = S.speech.get(ev.rid) || { start: ev.t, end: ev.t, lane: ev.lane, span: ev.span, pieces: 0 };
+    sp.end = Math.max(sp.end, ev.end); sp.pieces++;
+    S.speech.set(ev.rid, sp);
+    drawSpan(ev.rid, sp);
+    playPiece(ev);
+    modelState("speaking", `speaking at ${fmt(sp.start)}`);
+  }
+
+  function drawSpan(rid, sp) {
+    const tl = $("#session-timeline .ib-tl"); if (!tl) return;
+    const esc = (x) => (window.CSS && CSS.escape) ? CSS.escape(x) : String(x).replace(/["\\]/g, "\\$&");
+    const lane = tl.querySelector(`.ib-tl-lane[data-lane="${esc(sp.lane)}"]`); if (!lane) return;
+    let el = lane.querySelector(`.ib-tl-speech[data-rid="${esc(rid)}"]`);
+    if (!el) { el = document.createElement("div"); el.className = "ib-tl-speech"; el.dataset.rid = rid; lane.appendChild(el); }
+    const span = Number(tl.dataset.span) || Number(sp.span) || 1;
+    const pct = (t) => Math.max(0, Math.min(100, 100 * t / span));
+    el.dataset.start = sp.start.toFixed(3); el.dataset.end = sp.end.toFixed(3); el.dataset.pieces = sp.pieces;
+    el.style.left = `${pct(sp.start).toFixed(3)}%`;
+    el.style.width = `${Math.max(0.2, pct(sp.end) - pct(sp.start)).toFixed(3)}%`;
+    el.title = `${S.model} speaks ${fmt(sp.start)}–${fmt(sp.end)}`;
+  }
+
+  function playPiece(ev) {
+    /* Web Audio: schedule the piece where its media time falls on the audio clock (late: the unheard rest). */
+    const v = video(); if (!v || !ev.pcm16) return;
+    const AC = window.AudioContext || window.webkitAudioContext; if (!AC) return;
+    try {
+      if (!S.ac) S.ac = new AC();
+      const ac = S.ac, bin = atob(ev.pcm16), n = bin.length >> 1;
+      if (!n) return;
+      const buf = ac.createBuffer(1, n, ev.rate), ch = buf.getChannelData(0);
+      for (let i = 0; i < n; i++) { const x = bin.charCodeAt(2 * i) | (bin.charCodeAt(2 * i + 1) << 8); ch[i] = (x > 32767 ? x - 65536 : x) / 32768; }
+      const rate = v.playbackRate || 1, src = ac.createBufferSource();
+      src.buffer = buf; src.playbackRate.value = rate; src.connect(ac.destination);
+      const lead = (ev.t - v.currentTime) / rate, late = Math.max(0, -lead) * rate;
+      if (late >= buf.duration) return;  // already past in the stream: never heard
+      src.start(ac.currentTime + Math.max(0, lead), late);
+      const sp = S.speech.get(ev.rid); if (sp) sp.played = (sp.played || 0) + 1;
+      (S.sources = S.sources || new Set()).add(src);
+      src.onended = () => S.sources.delete(src);
+    } catch (e) { /* no audio device: the span and the caption still show */ }
+  }
+
+  function stopModelAudio() {
+    for (const src of (S.sources || [])) { try { src.stop(); } catch (e) { /* already stopped */ } }
+    S.sources = new Set();
+  }
+
   function noteShown(tl) {
     /* Model rows that reached the DOM in a server-rendered timeline: keep (or record) when they first showed. */
     const now = nowWall();
@@ -886,6 +962,7 @@
     if (!tl) return;
     noteShown(tl);
     for (const ev of S.modelRows.values()) insertModelRow(ev);
+    for (const [rid, sp] of S.speech) drawSpan(rid, sp);
   }
 
   /* ---------------------------------------------------------------- mount */

@@ -20,7 +20,7 @@ HOSTILE = ["plugin:os:system", "plugin:subprocess:Popen", "; id > MARKER", "$(id
            "/etc/passwd", "openai:m@http://127.0.0.1:9/v1", "hf:/etc", "x" * 100_000, "", None, -1e308, 1e308,
            {"$gt": ""}, [["x", 1]], True, "s_000000000000", "<script>alert(1)</script>"]
 SERVER_FNS = ["open_session", "item_sets", "respond", "speak", "correct", "finish_item", "asr_status", "clock",
-              "wait_model", "model_stop"]
+              "wait_model", "model_stop", "hear"]
 GRADIO_EXAMPLES = ("example_input", "example_inputs", "code_snippets")  # Gradio's own sample values ("Hello!!")
 
 

@@ -87,3 +87,19 @@ def test_start_run_itself_refuses_specs_judges_and_options_from_the_page(tmp_pat
     with pytest.raises(gr.Error):
         start_run(ctx, RunRegistry(), "interactionbench", model, "", 0, 1, judge, options)
     assert ctx.store.runs() == []
+
+
+def test_a_realtime_model_needs_its_whole_ws_url_listed():
+    ok = {"allowed_base_urls": ["ws://127.0.0.1:9000/v1/realtime"], "allowed_key_envs": ["RT_KEY"],
+          "models": {"duplex": {"spec": "realtime:ws://127.0.0.1:9000/v1/realtime",
+                                "options": {"model": "scripted", "api_key_env": "RT_KEY"}}}}
+    reg = ModelRegistry.from_dict(ok)
+    assert reg.resolve("duplex").spec == "realtime:ws://127.0.0.1:9000/v1/realtime"
+    assert reg.options_for_spec("realtime:ws://127.0.0.1:9000/v1/realtime") == {"model": "scripted",
+                                                                               "api_key_env": "RT_KEY"}
+    for spec in ("realtime:ws://evil.example/v1/realtime", "realtime:ws://127.0.0.1:9000/v1/realtime/other",
+                 "realtime:ws://127.0.0.1:9000", "realtime:"):
+        with pytest.raises(ValueError, match="not in allowed_base_urls"):
+            ModelRegistry.from_dict({**ok, "models": {"x": spec}})
+    with pytest.raises(ValueError, match="allowed_base_urls must be"):
+        ModelRegistry.from_dict({**ok, "allowed_base_urls": ["file:///etc/passwd"]})
