@@ -1,5 +1,4 @@
 import threading
-import time
 
 import pytest
 
@@ -51,27 +50,58 @@ def test_simple_baselines(clip):
 
 
 def test_live_drive_follows_the_media_clock(clip):
-    clock = MediaClock(stale_after=2.0)
-    clock.report(0.0, paused=False, rate=8.0)
-    stop = threading.Event()
+    """A live drive decides each tick only once the page's media time has reached it: the page below steps its
+    (paused) clock tick by tick and waits for each decision, so nothing depends on wall-clock speed."""
+    item = ib_item(clip, "B")
+    ref = drive(item, get_protocol("sliding", **MotionBaseline.protocol_hints), load_backend("baseline:motion"))
+    ticks = [t for t, _, _ in ref.shown]  # the decision times without a clock
+    assert ticks and len(ref.emissions) == 3
+    cond = threading.Condition()
+    waiting = []  # the media times the drive asked to wait for, in order
 
-    def heartbeat():  # the page reports once in a while, like the browser would
-        start = time.monotonic()
-        while not stop.is_set():
-            time.sleep(0.2)
-            clock.report((time.monotonic() - start) * 8.0, paused=False, rate=8.0)
+    class WatchedClock(MediaClock):  # the real clock; it only tells the page what the drive waits for
+        def wait_until(self, t, timeout=None, poll=0.05):
+            with cond:
+                waiting.append(t)
+                cond.notify_all()
+            return super().wait_until(t, timeout, poll)
 
-    th = threading.Thread(target=heartbeat, daemon=True)
+    clock = WatchedClock(stale_after=120.0)  # generous: a loaded machine may take long between reports
+    clock.report(0.0, paused=True)
+    decided = []  # (tick, the page's media time when it was decided)
+    seen_at_step = []  # how many decisions existed once the page had reached tick k and seen it decided
+
+    def on_decision(d):
+        with cond:
+            decided.append((d.t, clock.now()))
+            cond.notify_all()
+
+    def page():  # the browser: once the drive waits for tick k, show it; wait (generous deadline) for its decision
+        for k, t in enumerate(ticks):
+            with cond:
+                if not cond.wait_for(lambda: len(waiting) > k, timeout=120.0):
+                    return
+            clock.report(t, paused=True)
+            with cond:
+                if not cond.wait_for(lambda: len(decided) > k, timeout=120.0):
+                    return
+                seen_at_step.append(len(decided))
+        clock.report(ticks[-1] + 1.0, paused=True)
+
+    th = threading.Thread(target=page, daemon=True)
     th.start()
     got = []
-    t0 = time.monotonic()
-    trace = drive(ib_item(clip, "B"), get_protocol("sliding", **MotionBaseline.protocol_hints),
-                  load_backend("baseline:motion"), clock=clock,
-                  on_emission=lambda e: got.append((e.t, clock.now())))
-    stop.set()
-    assert 1.0 < time.monotonic() - t0 < 4.0  # 12 s of media at 8x
-    assert [t for t, _ in got] == [e.t for e in trace.emissions] and len(got) == 3
-    assert all(now >= t for t, now in got)  # never decided ahead of the page
+    trace = drive(item, get_protocol("sliding", **MotionBaseline.protocol_hints), load_backend("baseline:motion"),
+                  clock=clock, on_decision=on_decision, on_emission=lambda e: got.append((e.t, clock.now())))
+    th.join(timeout=120.0)
+    assert not th.is_alive()
+    # every tick decided once, in order, at exactly the media time the page showed (never ahead of it)
+    assert waiting == ticks and decided == [(t, t) for t in ticks]
+    assert seen_at_step == list(range(1, len(ticks) + 1))  # the drive waited: never a decision beyond the page
+    assert trace.skipped_ticks == 0 and not trace.failed
+    assert [(e.t, e.content) for e in trace.emissions] == [(e.t, e.content) for e in ref.emissions]
+    assert [t for t, _ in got] == [e.t for e in trace.emissions]
+    assert all(now >= t for t, now in got)  # an emission is never announced ahead of the page
     clock.close()
-    trace = drive(ib_item(clip, "B"), get_protocol("sliding"), load_backend("baseline:silent"), clock=clock)
+    trace = drive(item, get_protocol("sliding"), load_backend("baseline:silent"), clock=clock)
     assert trace.failed and "stale" in trace.failed

@@ -39,7 +39,12 @@ def test_run_scores_every_demo_item_and_writes_native_outputs(tmp_path, bench):
     native = {"interactionbench": "preds.jsonl", "proactivebench": "preds.jsonl",
               "interactscope": "responses.jsonl", "omniinteract": "outputs/baseline_motion/batch_summary.json"}
     assert (tmp_path / "out" / native[bench]).is_file()
-    assert report is not None
+    ids = {"interactionbench": 15, "proactivebench": 6, "interactscope": 10}  # demo items (assets/demo/README.md)
+    if bench in ids:  # one native line per demo item, every item in the report
+        assert len((tmp_path / "out" / native[bench]).read_text().splitlines()) == ids[bench] == run.n_total
+        assert len(report["per_item"]) == ids[bench]
+    key = "summary" if bench == "omniinteract" else "table"
+    assert json.loads(json.dumps(report[key])) == json.loads((tmp_path / "out" / "report.json").read_text())[key]
 
 
 def test_motion_baseline_beats_silent_on_alert_items(tmp_path):
@@ -138,3 +143,98 @@ def _without_wallclock(v):
     if isinstance(v, list):
         return [_without_wallclock(x) for x in v]
     return v
+
+
+# ---- baseline runs on the demo, scored by hand (assets/demo/README.md gives every item's times; ../shared/specs the
+# rules). Nothing below is computed by the scorer under test.
+IB_ITEMS = ["ball_counter#0", "ball_counter#1", "ball_counter#2", "color_scene#0", "color_scene#1", "color_scene#2",
+            "color_scene#3", "cooking_steps#0", "moving_square#0", "moving_square#1", "moving_square#2",
+            "whiteboard#0", "whiteboard#1", "whiteboard#2", "whiteboard#3"]
+IB_NEGATIVE = {"whiteboard#0", "whiteboard#1"}  # is_negative / every answer silent
+IB_DURATION = {"ball_counter": 32, "color_scene": 30, "cooking_steps": 40, "moving_square": 24, "whiteboard": 40}
+IB_A_QUESTION = {"ball_counter#2": 27, "color_scene#2": 23, "color_scene#3": 27, "moving_square#2": 20,
+                 "whiteboard#2": 13}  # type-A items are driven from their question time q to min(end, q + 10 s)
+PB_ITEMS = ["pb-or-ball", "pb-wr-blue", "pb-aa-triangle", "pb-ss-erase", "pb-dc-counter", "pb-es-steps"]
+IS_ITEMS = ["is-t1-timer", "is-t2-blue", "is-t3-hot", "is-t4-count", "is-t5-remind", "is-t6-wave", "is-t7-narrate",
+            "is-t8a-math", "is-t8b-colour", "is-t8c-eggs"]
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_silent_baseline_on_the_demo_scores_as_worked_by_hand(tmp_path):
+    """Silence: every positive InteractionBench item scores 0 with SC undefined (anti-gaming), both silence items
+    100; every ProactiveBench window item is missed; no InteractScope target is met."""
+    store = Store(tmp_path / "db.sqlite")
+    ib = BatchRunner(store, spec(model="baseline:silent"), out_dir=tmp_path / "ib").run()
+    # total = (2 x 100 + 13 x 0)/15 = 13.33 -> 13.3; Acc and TA over the 13 positives = 0; SC only on the two
+    # negatives (positives with no emission have SC None) = 100.
+    assert ib["table"] == {"n_items": 15, "total": 13.3, "accuracy": 0.0, "timing_accuracy": 0.0,
+                           "silence_compliance": 100.0}
+    want = {i: ((100.0, 100.0) if i in IB_NEGATIVE else (0.0, None)) for i in IB_ITEMS}
+    assert {i: (r["total_score"], r["silence_compliance"]) for i, r in ib["per_item"].items()} == want
+    rows = _lines(tmp_path / "ib" / "preds.jsonl")  # one line per item, no emission, the model named
+    assert sorted(f"{r['video_id']}#{r['item_index']}" for r in rows) == IB_ITEMS
+    assert all(r["emissions"] == [] and r["model"] == "baseline:silent" for r in rows)
+
+    pb = BatchRunner(store, spec(model="baseline:silent", benchmark="proactivebench"), out_dir=tmp_path / "pb").run()
+    # no response: window items missed, DC count 0 != 4, ES R = 0 -> S_ES = 0; AVG 0.
+    assert pb["table"] == {"ES": 0.0, "OR": 0.0, "WR": 0.0, "AA": 0.0, "SS": 0.0, "DC": 0.0, "AVG": 0.0}
+    assert {i: pb["per_item"][i]["outcome"] for i in PB_ITEMS[:4]} == dict.fromkeys(PB_ITEMS[:4], "missed")
+    assert pb["per_item"]["pb-dc-counter"]["predicted_count"] == 0
+    assert [(r["item_id"], r["response_seconds"]) for r in _lines(tmp_path / "pb" / "preds.jsonl")] == \
+        [(i, []) for i in PB_ITEMS]
+
+    isc = BatchRunner(store, spec(model="baseline:silent", benchmark="interactscope"), out_dir=tmp_path / "is").run()
+    assert isc["table"] == {"T1": 0.0, "T2": 0.0, "T3": 0.0, "T4": 0.0, "T5": 0.0, "T6": 0.0, "T7": 0.0, "Avg": 0.0,
+                            "T8": 0.0, "Complete T8-C": "0 / 1"}  # is-t8c-eggs is the one T8-C interaction
+    assert [(r["interaction_id"], r["responses"]) for r in _lines(tmp_path / "is" / "responses.jsonl")] == \
+        [(i, []) for i in IS_ITEMS]
+
+
+def test_always_baseline_on_the_demo_scores_as_worked_by_hand(tmp_path):
+    """baseline:always says "Something is happening." at every media second from 1 s to the clip's end (a type-A
+    item: from its question time q to min(end, q + 10 s), e.g. whiteboard#2 13..23)."""
+    store = Store(tmp_path / "db.sqlite")
+    ib = BatchRunner(store, spec(model="baseline:always"), out_dir=tmp_path / "ib").run()
+    rows = {f"{r['video_id']}#{r['item_index']}": r for r in _lines(tmp_path / "ib" / "preds.jsonl")}
+    for item_id, row in rows.items():
+        video = item_id.split("#")[0]
+        start = IB_A_QUESTION.get(item_id, 1)
+        end = min(IB_DURATION[video], start + 10) if item_id in IB_A_QUESTION else IB_DURATION[video]
+        assert [e["t"] for e in row["emissions"]] == [float(t) for t in range(start, end + 1)], item_id
+        assert {e["content"] for e in row["emissions"]} == {"Something is happening."}
+    # Timing (tau = 1): each event r* gets the emission at r* - 1 (a = r*, d = 0) or, for type A, the one at the
+    # question time -> TA 100 on every positive item; every item has more emissions than events -> SC 0 everywhere.
+    # So trigger/counting/A items total hmean(100, 0) = 0 with Acc 0 ("something is happening" shares no token,
+    # and no number, with their references). LCG/BRC total = segment accuracy, lexical token F1 per segment:
+    #  color_scene#1 (events 6, 10, 20; 30 s): [6,10) 4 emissions = 12 tokens vs "background is red" (3): overlap
+    #   "is" -> F1 = 2(1/12)(1/3)/(1/12+1/3) = 2/15; [10,20) 30 tokens vs "now background is blue" (4): 1/17;
+    #   [20,30] vs "scene changed to green field with yellow house": 0. Acc = 100(2/15 + 1/17)/3 = 6.41 -> 6.4.
+    #  moving_square#0 (events 3, 6, 14, 18): [3,6) 9 tokens vs "blue square is resting on left" (6): F1
+    #   = 2(1/9)(1/6)/(1/9+1/6) = 2/15; the other three references hold no "is"/"something"/"happening": 0.
+    #   Acc = 100(2/15)/4 = 3.33 -> 3.3.
+    want = {i: (0.0, 100.0 if i not in IB_NEGATIVE else None, 0.0) for i in IB_ITEMS}
+    want["color_scene#1"], want["moving_square#0"] = (6.4, 100.0, 0.0), (3.3, 100.0, 0.0)
+    got = {i: (r["total_score"], r.get("timing_accuracy"), r["silence_compliance"]) for i, r in ib["per_item"].items()}
+    assert got == want
+    # total (6.4 + 3.3)/15 = 0.65 -> 0.6; Acc (6.4 + 3.3)/13 = 0.75 -> 0.7; TA 100; SC 0.
+    assert ib["table"] == {"n_items": 15, "total": 0.6, "accuracy": 0.7, "timing_accuracy": 100.0,
+                           "silence_compliance": 0.0}
+
+    pb = BatchRunner(store, spec(model="baseline:always", benchmark="proactivebench"), out_dir=tmp_path / "pb").run()
+    # A response at every scored second eval_start..N (N = the clip's length in seconds).
+    n = {"pb-or-ball": (2, 32), "pb-wr-blue": (2, 30), "pb-aa-triangle": (12, 24), "pb-ss-erase": (2, 40),
+         "pb-dc-counter": (10, 32), "pb-es-steps": (5, 40)}
+    assert {r["item_id"]: r["response_seconds"] for r in _lines(tmp_path / "pb" / "preds.jsonl")} == \
+        {i: list(range(a, b + 1)) for i, (a, b) in n.items()}
+    # the first response (eval_start) precedes every window -> early; DC counts seconds 10..32 = 23 != 4;
+    # ES: all 4 alerts hit (R = 1) but every silence segment broken (Q = 0) -> S_ES = 0. AVG 0.
+    assert {i: (pb["per_item"][i]["first_response"], pb["per_item"][i]["outcome"]) for i in PB_ITEMS[:4]} == \
+        {"pb-or-ball": (2, "early"), "pb-wr-blue": (2, "early"), "pb-aa-triangle": (12, "early"),
+         "pb-ss-erase": (2, "early")}
+    assert pb["per_item"]["pb-dc-counter"]["predicted_count"] == 23
+    es = pb["per_item"]["pb-es-steps"]
+    assert (es["hits"], es["alerts"], es["clean_segments"], es["segments"]) == (4, 4, 0, 5)
+    assert pb["table"] == {"ES": 0.0, "OR": 0.0, "WR": 0.0, "AA": 0.0, "SS": 0.0, "DC": 0.0, "AVG": 0.0}

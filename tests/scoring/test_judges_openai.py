@@ -20,13 +20,16 @@ SECRET = "sk-test-SECRET-7f3a9c01"
 
 
 class ScriptedServer:
-    """A FastAPI app whose replies follow a script: {"reply": text}, {"status": code}, {"sleep": s, "reply": text}."""
+    """A FastAPI app whose replies follow a script: {"reply": text}, {"status": code}, {"sleep": s, "reply": text},
+    {"hold": True, "reply": text} (answers only once the test sets `release`; `held` counts the waiting handlers)."""
 
     def __init__(self):
         self.script = []
         self.default = {"reply": GOOD1}
         self.requests = []
         self.lock = threading.Lock()
+        self.release = threading.Event()
+        self.held = 0
         app = fastapi.FastAPI()
 
         @app.post("/v1/chat/completions")
@@ -37,6 +40,14 @@ class ScriptedServer:
                 action = self.script.pop(0) if self.script else self.default
             if "sleep" in action:
                 await asyncio.sleep(action["sleep"])
+            if action.get("hold"):
+                with self.lock:
+                    self.held += 1
+                try:
+                    await asyncio.to_thread(self.release.wait, 300)
+                finally:
+                    with self.lock:
+                        self.held -= 1
             if "status" in action:
                 return fastapi.responses.JSONResponse(
                     {"error": {"message": "scripted failure", "type": "server_error"}}, status_code=action["status"])
@@ -48,6 +59,8 @@ class ScriptedServer:
         self.app = app
 
     def reset(self, *script, default=None):
+        self.release.set()  # drain handlers an earlier test left waiting
+        self.release = threading.Event()
         with self.lock:
             self.script = list(script)
             self.default = default or {"reply": GOOD1}
@@ -69,7 +82,7 @@ def server():
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
-    deadline = time.time() + 20
+    deadline = time.time() + 120  # generous: a loaded machine starts uvicorn slowly
     while not srv.started:
         assert time.time() < deadline, "scripted OpenAI server did not start"
         time.sleep(0.02)
@@ -127,15 +140,21 @@ def test_malformed_then_good_reply_scores(server):
 
 
 def test_timeout_is_retried_and_then_unobtainable(server):
-    server.reset({"sleep": 1.5, "reply": GOOD1}, {"reply": GOOD0})
-    judge = make_judge(server, timeout=0.3, max_retries=1)
+    # a held request never answers until released, so the timeout is certain and needs no race with a sleep
+    server.reset({"hold": True, "reply": GOOD1}, {"reply": GOOD0})
+    judge = make_judge(server, timeout=2.0, max_retries=1)
     assert judge("q", "red", "blue") == 0.0  # first attempt timed out, the retry answered
-    server.reset(default={"sleep": 1.5, "reply": GOOD1})
-    t0 = time.time()
-    r = judge.judge("q", "red", "blue")
+    server.reset(default={"hold": True, "reply": GOOD1})
+    done = {}
+    th = threading.Thread(target=lambda: done.setdefault("r", judge.judge("q", "red", "blue")), daemon=True)
+    th.start()
+    th.join(timeout=120)  # generous: only a client that waits for the server stays here
+    assert not th.is_alive(), "the judge waited for a server that never answered"
+    r = done["r"]
     assert r.score is None and "timed out" in r.error
-    assert time.time() - t0 < 1.4  # the client gave up; it did not wait for the server
+    assert not server.release.is_set()  # it gave up while the server still held both requests
     assert len(server.requests) == 2
+    server.release.set()
 
 
 def test_500_then_success_is_retried(server):
