@@ -1,0 +1,140 @@
+"""Mutation testing of the core rules with mutmut: how many deliberate small bugs the suite catches.
+
+Each group (a few source files and the tests that guard them) is copied to a scratch folder with its
+own mutmut configuration, so the project tree never gets a `mutants/` folder or a setup.cfg. Prints,
+per module, the mutants killed, survived, without a covering test and timed out, and the share killed
+(goal: >= 90 %). Survivors judged equivalent are listed in docs/testing.md with the reason.
+
+    python benchmarks/mutation.py                      # every group (slow: tens of minutes on 2 cores)
+    python benchmarks/mutation.py --group store        # one group
+    python benchmarks/mutation.py --survivors          # also print each survivor's name
+Not run in CI."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+GOAL = 0.90
+
+# group -> (files to mutate, tests that guard them)
+GROUPS: dict[str, tuple[list[str], list[str]]] = {
+    "ib_timing": (["scoring/ib_timing.py", "scoring/refmath.py"],
+                  ["tests/scoring/test_interactionbench_units.py", "tests/scoring/test_interactionbench_parity.py"]),
+    "ib_aggregate": (["scoring/ib_aggregate.py", "scoring/interactionbench.py"],
+                     ["tests/scoring/test_interactionbench_units.py", "tests/scoring/test_interactionbench_parity.py"]),
+    "oi_matching": (["scoring/omniinteract/matching.py", "scoring/omniinteract/slots.py",
+                     "scoring/omniinteract/summary.py"],
+                    ["tests/scoring/test_omniinteract_units.py", "tests/scoring/test_omniinteract_parity.py"]),
+    "bootstrap": (["scoring/bootstrap.py"], ["tests/scoring/test_bootstrap.py"]),
+    "store": (["annotation/store.py"], ["tests/annotation", "tests/ui/test_session_logic.py"]),
+    "session": (["ibench_ui/session.py"], ["tests/ui/test_session_logic.py"]),
+}
+PACKAGES = ["annotation", "scoring", "runners", "ibench_ui", "assets", "app.py", "pytest.ini"]
+
+
+def _config(files: list[str], tests: list[str]) -> str:
+    roots = sorted({f.split("/")[0] for f in files})
+    copy = [p for p in PACKAGES if p not in roots]
+    lines = ["[mutmut]", "source_paths=" + "\n    ".join(roots), "only_mutate=" + "\n    ".join(files),
+             "also_copy=" + "\n    ".join(copy), "pytest_add_cli_args_test_selection=" + "\n    ".join(tests),
+             "pytest_add_cli_args=-p no:randomly -p no:cacheprovider -q -x"]
+    return "\n".join(lines) + "\n"
+
+
+def _scratch_copy(dest: Path) -> None:
+    """The tracked and untracked (not ignored) files of the work tree, as they are now."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, check=True,
+                           capture_output=True, text=True).stdout.splitlines()
+    for rel in files:
+        src = REPO / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+
+
+def _module_of(mutant: str) -> str:
+    # annotation.store.x_new_id__mutmut_1 -> annotation/store.py ; class methods: annotation.store.xǁStoreǁ...
+    mod = re.split(r"\.x[_ǁ]", mutant, maxsplit=1)[0]
+    return mod.replace(".", "/") + ".py"
+
+
+def run_group(name: str, jobs: int, workdir: Path, log: Path) -> tuple[dict[str, Counter], list[str]]:
+    """Mutate one group in its own scratch copy; the status counts per module and the survivors' names."""
+    files, tests = GROUPS[name]
+    for rel in files + tests:
+        if not (REPO / rel).exists():
+            raise SystemExit(f"error: {rel}: group {name!r} names a file that does not exist")
+    scratch = workdir / name
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    _scratch_copy(scratch)
+    (scratch / "setup.cfg").write_text(_config(files, tests))
+    env = {**os.environ, "IBENCH_GOLDEN_DIR": str(REPO.parent / "shared" / "golden"),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    with open(log, "a") as fh:
+        subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs)], cwd=scratch, env=env,
+                       stdout=fh, stderr=subprocess.STDOUT)
+    out = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=scratch, env=env,
+                         capture_output=True, text=True).stdout
+    per: dict[str, Counter] = defaultdict(Counter)
+    survivors = []
+    for line in out.splitlines():
+        if ":" not in line:
+            continue
+        mutant, status = (s.strip() for s in line.rsplit(":", 1))
+        per[_module_of(mutant)][status] += 1
+        if status in ("survived", "no tests"):
+            survivors.append(f"{mutant} ({status})")
+    return per, survivors
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--group", action="append", choices=sorted(GROUPS), help="default: every group")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--workdir", default=None, help="scratch folder (default: a temporary folder)")
+    p.add_argument("--survivors", action="store_true", help="print each surviving mutant's name")
+    a = p.parse_args(argv)
+    if a.jobs < 1:
+        raise SystemExit("error: --jobs: expected a positive count")
+    if shutil.which("git") is None:
+        raise SystemExit("error: git: needed to list the files to copy")
+    workdir = Path(a.workdir) if a.workdir else Path(tempfile.mkdtemp(prefix="ibench-mutation-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    log = workdir / "mutmut.log"
+    rows, survivors = [], []
+    t0 = time.perf_counter()
+    for name in a.group or sorted(GROUPS):
+        per, names = run_group(name, a.jobs, workdir, log)
+        survivors += names
+        for module, c in sorted(per.items()):
+            total = sum(c.values())
+            rows.append((name, module, total, c["killed"], c["survived"], c["no tests"], c["timeout"]))
+    print(f"{'group':<13} {'module':<36} {'total':>6} {'killed':>7} {'survived':>9} {'no test':>8} "
+          f"{'timeout':>8} {'killed %':>9}")
+    ok = True
+    for name, module, total, killed, survived, none, timeout in rows:
+        share = (killed + timeout) / total if total else 1.0  # a mutant that hangs the suite is caught
+        ok &= share >= GOAL
+        print(f"{name:<13} {module:<36} {total:>6} {killed:>7} {survived:>9} {none:>8} {timeout:>8} {100 * share:>8.1f}%"
+              f"{'' if share >= GOAL else '  < goal'}")
+    print(f"goal {100 * GOAL:.0f} % killed per module: {'met' if ok else 'NOT met'}; "
+          f"{time.perf_counter() - t0:.0f} s; log {log}")
+    if a.survivors:
+        print("\n".join(survivors))
+    (workdir / "summary.json").write_text(json.dumps({"rows": rows, "survivors": survivors}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
