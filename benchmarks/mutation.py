@@ -29,7 +29,8 @@ GOAL = 0.90
 # group -> (files to mutate, tests that guard them)
 GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "ib_timing": (["scoring/ib_timing.py", "scoring/refmath.py"],
-                  ["tests/scoring/test_interactionbench_units.py", "tests/scoring/test_interactionbench_parity.py"]),
+                  ["tests/scoring/test_ib_timing_rules.py", "tests/scoring/test_interactionbench_units.py",
+                   "tests/scoring/test_interactionbench_parity.py"]),
     "ib_aggregate": (["scoring/ib_aggregate.py", "scoring/interactionbench.py"],
                      ["tests/scoring/test_interactionbench_units.py", "tests/scoring/test_interactionbench_parity.py"]),
     "oi_matching": (["scoring/omniinteract/matching.py", "scoring/omniinteract/slots.py",
