@@ -8,6 +8,7 @@ per module, the mutants killed, survived, without a covering test and timed out,
     python benchmarks/mutation.py                      # every group (slow: tens of minutes on 2 cores)
     python benchmarks/mutation.py --group store        # one group
     python benchmarks/mutation.py --survivors          # also print each survivor's name
+    python benchmarks/mutation.py --group ib_aggregate --only 'scoring.ib_aggregate.*'   # one module
 Not run in CI."""
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                   ["tests/scoring/test_ib_timing_rules.py", "tests/scoring/test_interactionbench_units.py",
                    "tests/scoring/test_interactionbench_parity.py"]),
     "ib_aggregate": (["scoring/ib_aggregate.py", "scoring/interactionbench.py"],
-                     ["tests/scoring/test_interactionbench_units.py", "tests/scoring/test_interactionbench_parity.py"]),
+                     ["tests/scoring/test_ib_aggregate_rules.py", "tests/scoring/test_interactionbench_units.py",
+                      "tests/scoring/test_interactionbench_parity.py"]),
     "oi_matching": (["scoring/omniinteract/matching.py", "scoring/omniinteract/slots.py",
                      "scoring/omniinteract/summary.py"],
                     ["tests/scoring/test_omniinteract_units.py", "tests/scoring/test_omniinteract_parity.py"]),
@@ -69,7 +71,8 @@ def _module_of(mutant: str) -> str:
     return mod.replace(".", "/") + ".py"
 
 
-def run_group(name: str, jobs: int, workdir: Path, log: Path) -> tuple[dict[str, Counter], list[str]]:
+def run_group(name: str, jobs: int, workdir: Path, log: Path,
+              only: list[str] | None = None) -> tuple[dict[str, Counter], list[str]]:
     """Mutate one group in its own scratch copy; the status counts per module and the survivors' names."""
     files, tests = GROUPS[name]
     for rel in files + tests:
@@ -83,8 +86,8 @@ def run_group(name: str, jobs: int, workdir: Path, log: Path) -> tuple[dict[str,
     env = {**os.environ, "IBENCH_GOLDEN_DIR": str(REPO.parent / "shared" / "golden"),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     with open(log, "a") as fh:
-        subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs)], cwd=scratch, env=env,
-                       stdout=fh, stderr=subprocess.STDOUT)
+        subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *(only or [])],
+                       cwd=scratch, env=env, stdout=fh, stderr=subprocess.STDOUT)
     out = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=scratch, env=env,
                          capture_output=True, text=True).stdout
     per: dict[str, Counter] = defaultdict(Counter)
@@ -93,6 +96,8 @@ def run_group(name: str, jobs: int, workdir: Path, log: Path) -> tuple[dict[str,
         if ":" not in line:
             continue
         mutant, status = (s.strip() for s in line.rsplit(":", 1))
+        if status == "not checked":  # outside --only
+            continue
         per[_module_of(mutant)][status] += 1
         if status in ("survived", "no tests"):
             survivors.append(f"{mutant} ({status})")
@@ -105,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--workdir", default=None, help="scratch folder (default: a temporary folder)")
     p.add_argument("--survivors", action="store_true", help="print each surviving mutant's name")
+    p.add_argument("--only", action="append", metavar="GLOB",
+                   help="mutmut name pattern, e.g. 'scoring.ib_aggregate.*': mutate only one module of a group")
     a = p.parse_args(argv)
     if a.jobs < 1:
         raise SystemExit("error: --jobs: expected a positive count")
@@ -116,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, survivors = [], []
     t0 = time.perf_counter()
     for name in a.group or sorted(GROUPS):
-        per, names = run_group(name, a.jobs, workdir, log)
+        per, names = run_group(name, a.jobs, workdir, log, a.only)
         survivors += names
         for module, c in sorted(per.items()):
             total = sum(c.values())
