@@ -1,0 +1,182 @@
+"""Rule-by-rule tests of the OmniInteract canonical aggregation (spec §6-§9): TP/FP/FN sums and IA-QTF1, the
+strict FN policy, unmatched chunks as FP, the interruption block, NCCS and the paper metrics. Expectations are
+hand-worked in the docstrings (issue 17)."""
+import math
+
+import pytest
+
+from scoring.omniinteract.summary import aggregate, metric_row, nested_chain, nested_role, summarize_sample
+
+
+def row(sid, tp=0.0, fp=0.0, score=0.0, interrupted=False, scene="multi_turn", qtype="realtime", s=0.0, t=0.0,
+        **extra):
+    r = {"slot_id": sid, "TP_n": tp, "FP_delta": fp, "Score_core": score, "is_interrupted": interrupted,
+         "scene_type": scene, "question_type": qtype, "stage_core": {"S_core": s, "T_core": t}}
+    r.update(extra)
+    return r
+
+
+def test_metric_row_precision_recall_f1():
+    """TP 2, FP 1, FN 1: P = 2/3, R = 2/3, F1 = 2PR/(P+R) = 2/3; FP/FN stored as ints, TP as float.
+    TP 0 with nothing else: P = R = F1 = 0 (no division by zero)."""
+    r = metric_row(2, 1, 1)
+    assert r["Precision"] == pytest.approx(2 / 3, abs=1e-15) and r["Recall"] == pytest.approx(2 / 3, abs=1e-15)
+    assert r["IA_QTF1"] == pytest.approx(2 / 3, abs=1e-15)
+    assert (r["Global_TP"], r["Global_FP"], r["Global_FN"]) == (2.0, 1, 1) and type(r["Global_FP"]) is int
+    z = metric_row(0, 0, 0)
+    assert (z["Precision"], z["Recall"], z["IA_QTF1"]) == (0.0, 0.0, 0.0)
+
+
+def test_strict_fn_policy_and_unmatched_fp():
+    """Slot 1: TP 0.8, FP 0.5, Score_core 0.8 -> no FN. Slot 2: Score_core 0 -> FN (not interrupted).
+    Slot 3: interrupted with Score_core 0 -> never FN. Unmatched chunks 2 count as FP when status is ok:
+    FP = 0.5 + 1 + 0 + 2 = 3.5 -> Global_FP int 3; TP 0.8, FN 1.
+    P = 0.8 / 4.3 = 8/43, R = 0.8 / 1.8 = 4/9, F1 = 2 (8/43)(4/9) / (8/43 + 4/9) = 64/244 = 16/61."""
+    rows = [row(1, tp=0.8, fp=0.5, score=0.8), row(2, fp=1.0, score=0.0, qtype="proactive"),
+            row(3, score=0.0, interrupted=True)]
+    s = summarize_sample(rows, 2, "ok", True, False)["summary"]
+    assert (s["Global_TP"], s["Global_FP"], s["Global_FN"], s["num_slots"]) == (0.8, 3, 1, 3)
+    assert s["Precision"] == pytest.approx(8 / 43, abs=1e-12) and s["Recall"] == pytest.approx(4 / 9, abs=1e-12)
+    assert s["IA_QTF1"] == pytest.approx(16 / 61, abs=1e-12)
+    assert (s["num_processed_slots"], s["num_unmatched_chunks"]) == (3, 2)
+    assert summarize_sample(rows, 2, "ok", True, False)["fn_slot_ids"] == [2]
+    failed = summarize_sample(rows, 2, "failed", True, False)["summary"]
+    assert failed["Global_FP"] == 1  # 1.5 without the unmatched chunks
+    off = summarize_sample(rows, 2, "ok", False, False)["summary"]
+    assert off["Global_FP"] == 1
+
+
+def test_groups_by_scene_and_question_type():
+    """Two realtime slots (TP 1 and 0.5) and one proactive (TP 0, FN): realtime TP 1.5 over 2 slots."""
+    rows = [row(1, tp=1.0, score=1.0), row(2, tp=0.5, score=0.5), row(3, qtype="proactive")]
+    s = summarize_sample(rows, 0, "ok", True, False)["summary"]
+    assert list(s["by_question_type"]) == ["proactive", "realtime"]
+    rt = s["by_question_type"]["realtime"]
+    assert (rt["Global_TP"], rt["Global_FN"], rt["num_slots"]) == (1.5, 0, 2)
+    assert s["by_question_type"]["proactive"]["Global_FN"] == 1
+    assert s["by_scene_type"]["multi_turn"]["num_slots"] == 3
+    assert "exclusive_by_question_type" not in s
+    fixed = summarize_sample(rows, 0, "ok", True, False, fixed=True)["summary"]
+    assert fixed["exclusive_by_question_type"]["realtime"]["Global_TP"] == 1.5
+
+
+def test_pure_scores_average_raw_core_quality_and_timeliness():
+    """S_core 0.9, 0.3, 0.0 -> mean 0.4; T_core 0.5, 0.25, 0 -> 0.25; non-interrupted: slots 1-2 ->
+    quality (0.9 + 0.3) / 2 = 0.6; interrupted: slot 3 only."""
+    rows = [row(1, s=0.9, t=0.5, score=1), row(2, s=0.3, t=0.25, score=1), row(3, interrupted=True)]
+    ps = summarize_sample(rows, 0, "ok", True, False)["pure_scores"]
+    assert ps["overall"]["num_slots"] == 3
+    assert ps["overall"]["pure_quality_avg"] == pytest.approx(0.4, abs=1e-15)
+    assert ps["overall"]["pure_timeliness_avg"] == pytest.approx(0.25, abs=1e-15)
+    assert ps["non_interrupted"]["pure_quality_avg"] == pytest.approx(0.6, abs=1e-15)
+    assert ps["interrupted"] == {"num_slots": 1, "pure_quality_avg": 0.0, "pure_timeliness_avg": 0.0}
+
+
+def test_interruption_block():
+    """Interrupted slots: #1 silent (no chunks, no text) -> no output; #2 spoke (num_chunks 1), spill 2.5 s, judged
+    ok: partial quality 0.6, low quality; #3 spoke (early text), spill 0, diagnostic not ok.
+    NOR = 1/3; with output 2; positive spill 1 of 2 = 0.5; average spill 2.5 / 2 = 1.25; PAQ = 0.6 / 1."""
+    rows = [row(1, interrupted=True),
+            row(2, interrupted=True, num_chunks=1, spill_diagnostics={"spill_seconds": 2.5},
+                interruption_diagnostic={"status": "ok", "partial_quality": 0.6, "low_quality": True,
+                                         "hallucination": False, "TP": 1, "FP": 0, "FN": 0}),
+            row(3, interrupted=True, stage_early={"text_early": " hi "}, interruption_diagnostic={"status": "error"})]
+    i = summarize_sample(rows, 0, "ok", True, False)["interrupted_summary"]
+    assert (i["interrupted_slot_count"], i["interrupted_no_output_count"], i["interrupted_with_output_count"]) == (3, 1, 2)
+    assert i["interrupted_no_output_rate"] == pytest.approx(1 / 3, abs=1e-15)
+    assert (i["interrupted_with_positive_spill_count"], i["spill_positive_rate_in_output_slots"]) == (1, 0.5)
+    assert (i["total_spill_seconds"], i["avg_spill_seconds_in_output_slots"]) == (2.5, 1.25)
+    assert (i["partial_quality_count"], i["partial_quality_avg"], i["low_quality_count"], i["hallucination_count"]) \
+        == (1, 0.6, 1, 0)
+    assert i["diagnostic_metrics"]["Global_TP"] == 1.0 and i["metrics"]["num_slots"] == 3
+
+
+def test_math_blocks_only_for_math_samples():
+    rows = [row(1, tp=1.0, score=1.0, s=1.0)]
+    assert summarize_sample(rows, 0, "ok", True, False)["math_summary"] is None
+    out = summarize_sample(rows, 0, "ok", True, True)
+    assert out["math_summary"]["Global_TP"] == 1.0 and out["math_pure_scores"]["pure_quality_avg"] == 1.0
+
+
+def test_nested_role_fallbacks():
+    """Explicit role first; else proactive -> outer, realtime -> inner; else odd slot id -> outer, even -> inner."""
+    assert nested_role({"scene_type": "multi_turn", "nested_role": "outer"}) is None
+    assert nested_role({"scene_type": "nested", "nested_role": " Inner ", "question_type": "proactive"}) == "inner"
+    assert nested_role({"scene_type": "nested", "question_type": "Proactive"}) == "outer"
+    assert nested_role({"scene_type": "nested", "question_type": "realtime"}) == "inner"
+    assert nested_role({"scene_type": "nested", "slot_id": 3}) == "outer"
+    assert nested_role({"scene_type": "nested", "slot_id": "4"}) == "inner"
+    assert nested_role({"scene_type": "nested", "slot_id": None}) == "unknown"
+
+
+def _pair(q_outer, q_inner, t_outer, t_inner, sid=1):
+    return [row(sid, score=q_outer, scene="nested", nested_role="outer",
+                stage_core={"S_core": 1.0, "T_start": t_outer}),
+            row(sid + 1, score=q_inner, scene="nested", nested_role="inner",
+                stage_core={"S_core": 1.0, "T_start": t_inner})]
+
+
+def test_nccs_is_the_geometric_mean_when_the_inner_is_not_later():
+    """q_outer 0.64, q_inner 0.25, inner core at 15 <= outer core at 20: sqrt(0.64 * 0.25) = 0.4 over 1 pair.
+    Inner at 25 > 20: order error, no credit. Inner exactly at 20: allowed (<=)."""
+    ok = nested_chain(_pair(0.64, 0.25, 20.0, 15.0))
+    assert (ok["num_pairs"], ok["success_pairs"], ok["order_error_count"]) == (1, 1, 0)
+    assert ok["NCCS"] == pytest.approx(0.4, abs=1e-15) and ok["score_sum"] == pytest.approx(0.4, abs=1e-15)
+    late = nested_chain(_pair(0.64, 0.25, 20.0, 25.0))
+    assert (late["success_pairs"], late["order_error_count"], late["NCCS"]) == (0, 1, 0.0)
+    assert nested_chain(_pair(0.64, 0.25, 20.0, 20.0))["success_pairs"] == 1
+
+
+def test_nccs_counts_missing_pairs_and_zero_qualities():
+    """Pair 1 has Score_core 0 on the outer (missing q1) and 0.5 on the inner; pair 2 (ids 3-4) lacks its inner:
+    2 pairs, 0 successes, NCCS 0 / 2 = 0."""
+    rows = _pair(0.0, 0.5, 20.0, 15.0) + [row(3, score=1.0, scene="nested", nested_role="outer")]
+    c = nested_chain(rows)
+    assert (c["num_pairs"], c["success_pairs"], c["missing_pair_count"], c["missing_q1_count"],
+            c["missing_q2_count"]) == (2, 0, 1, 1, 0)
+    assert c["success_rate"] == 0.0
+
+
+def test_nccs_fixed_mode_uses_raw_core_quality_of_credited_answers():
+    """Fixed: quality = S_core when Score_core > 0: outer S 0.81, inner S 0.25 -> sqrt(0.2025) = 0.45."""
+    rows = _pair(0.1, 0.1, 20.0, 15.0)
+    rows[0]["stage_core"]["S_core"], rows[1]["stage_core"]["S_core"] = 0.81, 0.25
+    assert nested_chain(rows, fixed=True)["NCCS"] == pytest.approx(0.45, abs=1e-15)
+    assert nested_chain(rows)["NCCS"] == pytest.approx(0.1, abs=1e-15)  # reference: weighted Score_core
+
+
+def test_aggregate_sums_samples_and_reweights_averages():
+    """Sample A: one slot, TP 1, S_core 1.0. Sample B: three slots, TP 0, S_core 0.2 each, all FN.
+    Totals: TP 1, FN 3, 4 slots; quality mean re-weighted (1.0 * 1 + 0.2 * 3) / 4 = 0.4; one passthrough
+    -> num_items 3, success 2. Unmatched chunks 1 + 0 = 1 (FP 1 from A's status ok)."""
+    a = summarize_sample([row(1, tp=1.0, score=1.0, s=1.0)], 1, "ok", True, False)
+    b = summarize_sample([row(k, s=0.2) for k in (1, 2, 3)], 0, "ok", True, False)
+    s = aggregate([a, b], 1)
+    assert (s["Global_TP"], s["Global_FP"], s["Global_FN"], s["num_slots"]) == (1.0, 1, 3, 4)
+    assert (s["num_items"], s["success"], s["failed_or_skipped"], s["num_unmatched_chunks"]) == (3, 2, 1, 1)
+    assert s["pure_scores"]["overall"]["pure_quality_avg"] == pytest.approx(0.4, abs=1e-12)
+    assert s["by_question_type"]["realtime"]["num_slots"] == 4
+    assert s["math"] == {"num_slots": 0}
+    pm = s["paper_metrics"]["exp_f1"]["all_global"]
+    assert (pm["num_slots"], pm["Global_TP"], pm["Global_FN"]) == (4, 1.0, 3)
+
+
+def test_paper_metrics_subtract_nested_roles_from_question_types():
+    """Reference label arithmetic: realtime = by_question_type.realtime - nested inner (clamped at 0).
+    Multi-turn realtime slot TP 1 plus a nested inner (realtime) slot TP 0.5 -> realtime TP 1.5 - 0.5 = 1.0,
+    slots 2 - 1 = 1. NCCS of the one pair: sqrt(1 * 1) = 1."""
+    rows = [row(1, tp=1.0, score=1.0),
+            row(1, tp=1.0, score=1.0, scene="nested", qtype="proactive", nested_role="outer",
+                stage_core={"S_core": 1.0, "T_start": 20.0}),
+            row(2, tp=0.5, score=1.0, scene="nested", qtype="realtime", nested_role="inner",
+                stage_core={"S_core": 1.0, "T_start": 10.0})]
+    s = aggregate([summarize_sample(rows, 0, "ok", True, False)], 0)
+    pm = s["paper_metrics"]
+    assert (pm["exp_f1"]["realtime"]["Global_TP"], pm["exp_f1"]["realtime"]["num_slots"]) == (1.0, 1)
+    assert (pm["exp_f1"]["proactive"]["Global_TP"], pm["exp_f1"]["proactive"]["num_slots"]) == (0.0, 0)
+    assert pm["exp_f1"]["nested"]["num_slots"] == 2 and pm["exp_f1"]["one_q1a_global"]["num_slots"] == 3
+    assert pm["exp_f1"]["one_q1a_global"]["Global_TP"] == 2.5
+    assert pm["exp_nested"]["NCCS"] == 1.0 and pm["exp_nested"]["num_pairs"] == 1
+    assert math.isclose(s["nested_chain_completion"]["score_sum"], 1.0)
+    fixed = aggregate([summarize_sample(rows, 0, "ok", True, False, fixed=True)], 0, fixed=True)["paper_metrics"]
+    assert (fixed["exp_f1"]["realtime"]["Global_TP"], fixed["exp_f1"]["realtime"]["num_slots"]) == (1.0, 1)
