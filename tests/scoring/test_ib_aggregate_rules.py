@@ -128,3 +128,18 @@ def test_format_table_layout():
     assert len(lines) == 6  # an empty by_time_type block prints nothing
     report["aggregate"]["config"].update(use_gate=True, judge="cache:x", mcq_key="key.jsonl")
     assert format_table(report).splitlines()[-1] == "delta 5.0 s, pre_tol 1.0 s, gate on, judge cache:x, mcq key key.jsonl"
+
+
+def test_a_group_without_values_for_a_field_leaves_it_out():
+    """accuracy only on the PTR record, answered only on PTR: the LCG group has neither key; overall has
+    accuracy 50.0 and answered_rate 1 / 1 = 1.0."""
+    agg = aggregate([rec(cap="PTR", accuracy=50.0, answered=True), rec(cap="LCG", accuracy=None, total_score=1.0)])
+    assert agg["by_capability"]["LCG"] == {"n_items": 1, "total_score": 1.0}
+    assert agg["by_capability"]["PTR"] == {"n_items": 1, "accuracy": 50.0, "answered_rate": 1.0}
+    assert agg["overall"]["accuracy"] == 50.0 and agg["overall"]["answered_rate"] == 1.0
+
+
+def test_false_flags_count_in_the_denominator_only():
+    """answered False, False, True: 1 / 3 = 0.333 (a truthy count, not a count of keys)."""
+    s = summarize([rec(answered=False), rec(answered=False), rec(answered=True)])
+    assert s["answered_rate"] == 0.333
