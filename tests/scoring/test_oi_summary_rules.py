@@ -180,3 +180,71 @@ def test_paper_metrics_subtract_nested_roles_from_question_types():
     assert math.isclose(s["nested_chain_completion"]["score_sum"], 1.0)
     fixed = aggregate([summarize_sample(rows, 0, "ok", True, False, fixed=True)], 0, fixed=True)["paper_metrics"]
     assert (fixed["exp_f1"]["realtime"]["Global_TP"], fixed["exp_f1"]["realtime"]["num_slots"]) == (1.0, 1)
+
+
+def test_core_time_fallback_order():
+    """The inner's core time is read from T_start_true_effective, else T_start, else T_start_fallback, else T_end
+    (unparseable values skipped). Inner effective 15 <= outer 20 -> success even though inner T_start is 25;
+    inner with only T_end 30 > 20 -> order error."""
+    rows = _pair(1.0, 1.0, 20.0, 25.0)
+    rows[1]["stage_core"]["T_start_true_effective"] = 15.0
+    assert nested_chain(rows)["success_pairs"] == 1
+    rows[1]["stage_core"] = {"S_core": 1.0, "T_start_true_effective": "n/a", "T_start": None, "T_end": 30.0}
+    assert nested_chain(rows)["order_error_count"] == 1
+    rows[1]["stage_core"] = {"S_core": 1.0, "T_start_fallback": 19.0, "T_end": 30.0}
+    assert nested_chain(rows)["success_pairs"] == 1
+    rows[1]["stage_core"] = {"S_core": 1.0}  # no time at all: order not checked, credited
+    assert nested_chain(rows)["success_pairs"] == 1
+
+
+def test_nccs_pairs_by_step_then_slot_pair():
+    """Without step_index, slot ids 1-2 and 3-4 form pairs (id + 1) // 2; with step_index the step names the pair:
+    outer 1 and inner 4 both step 7 -> one pair. The first outer of a pair by (start, slot id) is used."""
+    rows = _pair(1.0, 1.0, 20.0, 10.0, sid=1) + _pair(1.0, 0.0, 20.0, 10.0, sid=3)
+    c = nested_chain(rows)
+    assert (c["num_pairs"], c["success_pairs"], c["missing_q2_count"]) == (2, 1, 1)
+    a, b = row(1, score=1.0, scene="nested", nested_role="outer", step_index=7), \
+        row(4, score=1.0, scene="nested", nested_role="inner", step_index=7)
+    assert nested_chain([a, b])["num_pairs"] == 1
+    late_outer = row(5, score=0.0, scene="nested", nested_role="outer", step_index=7, start=50.0)
+    a["start"] = 10.0
+    assert nested_chain([late_outer, a, b])["success_pairs"] == 1  # outer at start 10 is the pair's outer
+
+
+def test_aggregate_interruption_and_nccs_sums():
+    """Two samples, each with one interrupted slot that spoke (spill 2 s and 0 s), partial quality 0.5 and 1.0:
+    NOR 0 / 2 = 0; PAQ (0.5 + 1.0) / 2 = 0.75; CSM-SR 1 / 2 = 0.5; CSM-AS 2 / 2 = 1.0. Each sample also has one
+    nested pair credited sqrt(0.25 * 1) = 0.5: NCCS (0.5 + 0.5) / 2 = 0.5."""
+    def sample(spill, pq):
+        rows = [row(9, interrupted=True, num_core=1, spill_diagnostics={"spill_seconds": spill},
+                    interruption_diagnostic={"status": "ok", "partial_quality": pq, "hallucination": "yes",
+                                             "TP": 1, "FP": 1, "FN": 0})] + _pair(0.25, 1.0, 20.0, 10.0)
+        return summarize_sample(rows, 0, "ok", True, False)
+    s = aggregate([sample(2.0, 0.5), sample(0.0, 1.0)], 0)
+    ei = s["paper_metrics"]["exp_interruption"]
+    assert (ei["NOR"], ei["PAQ"], ei["CSM_SR"], ei["CSM_AS_seconds"]) == (0.0, 0.75, 0.5, 1.0)
+    assert (ei["interrupted_slot_count"], ei["interrupted_with_output_count"]) == (2, 2)
+    assert s["interrupted"]["hallucination_count"] == 2
+    dm = s["interrupted"]["diagnostic_metrics"]
+    assert (dm["Global_TP"], dm["Global_FP"], dm["num_slots"]) == (2.0, 2, 2)
+    en = s["paper_metrics"]["exp_nested"]
+    assert en["NCCS"] == pytest.approx(0.5, abs=1e-15) and en["num_pairs"] == 2
+    assert s["nested_chain_completion"]["success_pairs"] == 2
+
+
+def test_aggregate_math_blocks():
+    """Math samples only: TP 1 and 0 over 2 slots; pure quality (1 + 0) / 2 = 0.5."""
+    m1 = summarize_sample([row(1, tp=1.0, score=1.0, s=1.0)], 0, "ok", True, True)
+    m2 = summarize_sample([row(1, tp=0.0, score=0.0, s=0.0)], 0, "ok", True, True)
+    s = aggregate([m1, m2, summarize_sample([row(1)], 0, "ok", True, False)], 0)
+    assert (s["math"]["Global_TP"], s["math"]["Global_FN"], s["math"]["num_slots"]) == (1.0, 1, 2)
+    assert s["math_pure_scores"]["overall"]["pure_quality_avg"] == 0.5
+
+
+def test_metric_sub_clamps_at_zero():
+    """Reference label arithmetic never goes negative: realtime FP 0 - inner FP 2 -> 0; slots 1 - 2 -> 0."""
+    from scoring.omniinteract.summary import paper_metrics
+    summary = {"by_question_type": {"realtime": {"Global_TP": 1.0, "Global_FP": 0, "Global_FN": 1, "num_slots": 1}},
+               "nested_by_role": {"inner": {"Global_TP": 0.5, "Global_FP": 2, "Global_FN": 0, "num_slots": 2}}}
+    rt = paper_metrics(summary)["exp_f1"]["realtime"]
+    assert (rt["Global_TP"], rt["Global_FP"], rt["Global_FN"], rt["num_slots"]) == (0.5, 0, 1, 0)
