@@ -213,3 +213,44 @@ def test_scene_map_and_video_dispatch(tmp_path):
     assert scene_from_video("x/1QNA/v.mp4", {}) == "1QnA"
     assert scene_from_video("x/__nested2__/v.mp4", {}) == "nested"
     assert scene_from_video("x/other/v.mp4", {}) == "multi_turn"
+
+
+def test_1qna_without_a_user_turn_keeps_the_question_time_and_skips_untimed_steps():
+    """No user turn: the question time (00:04 = 4 s) and text stay; an assistant turn without a timestamp and a
+    non-dict turn are skipped; no inferred knowledge -> the question text unchanged."""
+    gt = {"question_time": "00:04", "question_text": "What next?", "conversations": [
+        "junk", {"from": "assistant", "value": "untimed"}, {"from": "assistant", "timestamp": 6, "value": "cut"}]}
+    (s,) = build_slots(gt, "1QnA", 2.0)
+    assert (s.start, s.t_a, s.end, s.question_text, s.gt_answer) == (4.0, 6.0, 8.0, "What next?", "cut")
+    assert s.question_type == "step" and s.label == "" and s.is_interrupted is False
+
+
+def test_1qna_answers_list_reads_either_interrupt_key_and_missing_question_time_is_zero():
+    gt = {"answers": ["junk", {"answer_time": 3, "answer_text": "a", "interrupted": "no", "is_interrupted": True},
+                      {"answer_time": 5, "answer_text": "b", "is_interrupted": True}, {"answer_text": "untimed"}]}
+    s1, s2 = build_slots(gt, "1QnA", 1.0)
+    assert (s1.start, s1.t_a, s1.end, s1.is_interrupted) == (0.0, 3.0, 5.0, False)
+    assert (s2.start, s2.end, s2.is_interrupted) == (5.0, 6.0, True)
+
+
+def test_qa_rows_skip_non_objects_and_blank_types_read_unknown():
+    rows = ["junk", {"question_time": 1, "answer_time": 2, "question_type": "  ", "answer_text": None}]
+    (s,) = build_slots(rows, "multi_turn", 1.0)
+    assert (s.question_type, s.gt_answer, s.question_text) == ("unknown", "", "")
+
+
+def test_nested_inner_must_answer_by_the_outer_answer():
+    """Outer (10, 30); a row (15, 31) answers after the outer -> not an inner: the video fails."""
+    rows = [{"question_time": 10, "answer_time": 30}, {"question_time": 15, "answer_time": 31}]
+    with pytest.raises(ValueError, match="nested pair"):
+        build_slots(rows, "nested", 5.0)
+
+
+def test_scene_map_ignores_odd_files(tmp_path):
+    (tmp_path / "1qna").mkdir()
+    (tmp_path / "1qna" / "video_json_map.json").write_text(json.dumps({"entries": {"video": "x"}}), encoding="utf-8")
+    (tmp_path / "1q1a").mkdir()
+    (tmp_path / "1q1a" / "video_json_map.json").write_text(json.dumps([1, 2]), encoding="utf-8")
+    assert load_scene_map(tmp_path) == {}
+    assert scene_from_video("data/videos_bench/a.mp4", {"x": "nested"}) == "1QnA"
+    assert scene_from_video("a/1q1a/v.mp4", {"1q1a/v.mp4": ""}) == "multi_turn"
