@@ -143,3 +143,11 @@ def test_false_flags_count_in_the_denominator_only():
     """answered False, False, True: 1 / 3 = 0.333 (a truthy count, not a count of keys)."""
     s = summarize([rec(answered=False), rec(answered=False), rec(answered=True)])
     assert s["answered_rate"] == 0.333
+
+
+def test_format_table_of_an_empty_report():
+    """No overall block and no config: the Overall row reads n 0 and '-' in every column; nothing else."""
+    lines = format_table({"aggregate": {}}).splitlines()
+    assert lines[2:] == ["Overall" + " " * 15 + "     0       -       -       -       -"]
+    lines = format_table({"aggregate": {"overall": {"total_score": 1.0}}}).splitlines()
+    assert lines[2] == "Overall" + " " * 15 + "     0     1.0       -       -       -"
