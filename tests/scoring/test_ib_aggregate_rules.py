@@ -151,3 +151,25 @@ def test_format_table_of_an_empty_report():
     assert lines[2:] == ["Overall" + " " * 15 + "     0       -       -       -       -"]
     lines = format_table({"aggregate": {"overall": {"total_score": 1.0}}}).splitlines()
     assert lines[2] == "Overall" + " " * 15 + "     0     1.0       -       -       -"
+
+
+def test_boundary_means_within_one_cell_are_exact():
+    """N records of the same value v (one cell): the mean is v, so the field is round(v, 3). These v sit on a
+    3-decimal boundary (their doubles just above or below it): 0.0015 -> 0.002, 0.9995 -> 1.0, 1.0005 -> 1.0,
+    2.9995 -> 2.999, 3.0005 -> 3.001, 0.0085 -> 0.009. A float sum of N copies drifts by ulps (e.g. 100 x 0.9995
+    gives 0.99949999...) and would round the other way."""
+    expected = {0.0015: 0.002, 0.9995: 1.0, 1.0005: 1.0, 2.9995: 2.999, 3.0005: 3.001, 0.0085: 0.009}
+    for v, want in expected.items():
+        for n in (3, 12, 15, 100, 400):
+            assert summarize([rec(total_score=v) for _ in range(n)])["total_score"] == want, (v, n)
+
+
+def test_mixed_int_and_float_mean_rounds_to_three():
+    """[1, 0.1234] -> 1.1234 / 2 = 0.5617 -> 0.562 (three decimals, not four)."""
+    assert summarize([rec(delay_mean_s=1), rec(delay_mean_s=0.1234)])["delay_mean_s"] == 0.562
+
+
+def test_eight_integer_values_keep_an_integer_mean():
+    """statistics.mean of eight 1s is the int 1 (exact integer arithmetic), so the field is 1, not 1.0."""
+    got = summarize([rec(v_spurious=1) for _ in range(8)])["v_spurious"]
+    assert got == 1 and type(got) is int
