@@ -254,3 +254,30 @@ def test_scene_map_ignores_odd_files(tmp_path):
     assert load_scene_map(tmp_path) == {}
     assert scene_from_video("data/videos_bench/a.mp4", {"x": "nested"}) == "1QnA"
     assert scene_from_video("a/1q1a/v.mp4", {"1q1a/v.mp4": ""}) == "multi_turn"
+
+
+def test_nested_inner_question_strictly_between_outer_question_and_answer():
+    """Outer (10, 30): a duplicate (10, 30) is asked at the outer's own time, and (30, 30) at its answer time;
+    neither is inside (10 < q < 30 is strict), so both videos fail with the reference's error text."""
+    for second in ((10, 30), (30, 30)):
+        rows = [{"question_time": 10, "answer_time": 30}, {"question_time": second[0], "answer_time": second[1]}]
+        with pytest.raises(ValueError, match=r"^Failed to infer nested pair from QA rows\.$"):
+            build_slots(rows, "nested", 5.0)
+
+
+def test_slot_errors_carry_the_reference_texts():
+    """A failed sample's record carries these texts verbatim (spec §2.6), so they are pinned exactly."""
+    cases = [(([{"question_time": 1, "answer_time": 2}], "nested"), r"^scene_type=nested requires at least two QA rows\.$"),
+             (([], "1QnA"), r"^scene_type=1QnA requires GT as a JSON object\.$"),
+             (({"x": 1}, "1QnA"), r"^1QnA GT must contain conversations\[\] or answers\[\]\.$"),
+             (([], "bad"), r"^scene_type must be one of: multi_turn, 1QnA, nested$")]
+    for (gt, scene), text in cases:
+        with pytest.raises(ValueError, match=text):
+            build_slots(gt, scene)
+
+
+def test_slot_to_dict_lists_every_field():
+    s = Slot(1, 0.0, 2.0, 5.0, "Hard", "q", "a", "multi_turn", turn_index=1)
+    d = s.to_dict()
+    assert d["slot_id"] == 1 and d["t_a"] == 2.0 and d["turn_index"] == 1 and d["nested_role"] is None
+    assert len(d) == 16
