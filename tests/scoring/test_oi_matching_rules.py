@@ -281,3 +281,21 @@ def test_slot_to_dict_lists_every_field():
     d = s.to_dict()
     assert d["slot_id"] == 1 and d["t_a"] == 2.0 and d["turn_index"] == 1 and d["nested_role"] is None
     assert len(d) == 16
+
+
+def test_split_pieces_keep_their_words_and_the_whole_chunk_text():
+    """Both sides of a split keep their own aligned words and the original chunk text (the judge's context)."""
+    c = chunk(3, 4.0, 7.0, "a b", [("a", 4.0, 4.5), ("b", 5.0, 5.5)])
+    early, core = split_at(c, 5.0)
+    assert early.words == (Word("a", 4.0, 4.5),) and core.words == (Word("b", 5.0, 5.5),)
+    assert early.full_text == core.full_text == "a b" and core.context_text() == "a b"
+
+
+def test_1qna_missing_question_texts_are_empty():
+    """No question_text (answers form) and a user turn without a value (conversations form): question ''."""
+    (s,) = build_slots({"answers": [{"answer_time": 3, "answer_text": "a"}]}, "1QnA", 1.0)
+    assert s.question_text == "" and s.inferred_knowledge == ""
+    (s,) = build_slots({"question_text": "old", "conversations": [{"from": "user", "timestamp": 1},
+                                                                  {"from": "assistant", "timestamp": 3, "value": "a"}]},
+                       "1QnA", 1.0)
+    assert s.question_text == "" and s.start == 1.0
