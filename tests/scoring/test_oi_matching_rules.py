@@ -299,3 +299,11 @@ def test_1qna_missing_question_texts_are_empty():
                                                                   {"from": "assistant", "timestamp": 3, "value": "a"}]},
                        "1QnA", 1.0)
     assert s.question_text == "" and s.start == 1.0
+
+
+def test_1qna_missing_answer_texts_are_empty_and_blank_labels_read_step():
+    """A step without text reads '' (never a placeholder); a whitespace-only label gives question type 'step'."""
+    (s,) = build_slots({"conversations": [{"from": "assistant", "timestamp": 3}]}, "1QnA", 1.0)
+    assert s.gt_answer == ""
+    (s,) = build_slots({"answers": [{"answer_time": 3, "label": "   "}]}, "1QnA", 1.0)
+    assert s.gt_answer == "" and s.question_type == "step" and s.label == "   "
