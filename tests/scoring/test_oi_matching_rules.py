@@ -307,3 +307,28 @@ def test_1qna_missing_answer_texts_are_empty_and_blank_labels_read_step():
     assert s.gt_answer == ""
     (s,) = build_slots({"answers": [{"answer_time": 3, "label": "   "}]}, "1QnA", 1.0)
     assert s.gt_answer == "" and s.question_type == "step" and s.label == "   "
+
+
+def test_scene_map_reads_every_subset_past_missing_and_broken_ones(tmp_path):
+    """1q1a has no map file, 1q1a_math's map is broken JSON, 1qna's map is fine: its entries are still read.
+    Entries are skipped when not objects, or without a video or a scene type; './' is stripped from the video
+    path (only leading '.' and '/' characters)."""
+    (tmp_path / "1q1a_math").mkdir()
+    (tmp_path / "1q1a_math" / "video_json_map.json").write_text("{broken", encoding="utf-8")
+    (tmp_path / "1qna").mkdir()
+    (tmp_path / "1qna" / "video_json_map.json").write_text(json.dumps({"entries": [
+        "junk", {"scene_type": "nested"}, {"video": "v0.mp4"}, {"video": "./Xa.mp4", "scene_type": "1QnA"}]}),
+        encoding="utf-8")
+    assert load_scene_map(tmp_path) == {"1qna/Xa.mp4": "1QnA"}
+    (tmp_path / "1q1a").mkdir()
+    (tmp_path / "1q1a" / "video_json_map.json").write_text(json.dumps({"entries": 5}), encoding="utf-8")
+    (tmp_path / "1q1a_math" / "video_json_map.json").write_text(json.dumps({"entries": [
+        {"video": "m.mp4", "scene_type": "nested"}]}), encoding="utf-8")
+    assert load_scene_map(tmp_path) == {"1qna/Xa.mp4": "1QnA", "1q1a_math/m.mp4": "nested"}
+
+
+def test_scene_from_video_uses_the_last_subset_folder_in_the_path():
+    """The map key starts at the last '1q1a/' of the path, which may be at position 0."""
+    m = {"1q1a/videos/1.mp4": "nested"}
+    assert scene_from_video("1q1a/videos/1.mp4", m) == "nested"
+    assert scene_from_video("1q1a/copy/1q1a/videos/1.mp4", m) == "nested"
