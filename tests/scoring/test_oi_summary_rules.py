@@ -248,3 +248,16 @@ def test_metric_sub_clamps_at_zero():
                "nested_by_role": {"inner": {"Global_TP": 0.5, "Global_FP": 2, "Global_FN": 0, "num_slots": 2}}}
     rt = paper_metrics(summary)["exp_f1"]["realtime"]
     assert (rt["Global_TP"], rt["Global_FP"], rt["Global_FN"], rt["num_slots"]) == (0.5, 0, 1, 0)
+
+
+def test_nccs_fixed_mode_gives_no_credit_without_core_score():
+    """Fixed: an outer with Score_core 0 has quality 0 even though its raw S_core is 0.9 -> missing q1, no success.
+    A stage_core that is not an object reads as empty: no core time (order unchecked) and S_core 0."""
+    rows = _pair(0.0, 1.0, 20.0, 15.0)
+    rows[0]["stage_core"]["S_core"] = 0.9
+    c = nested_chain(rows, fixed=True)
+    assert (c["success_pairs"], c["missing_q1_count"], c["NCCS"]) == (0, 1, 0.0)
+    rows = _pair(1.0, 1.0, 20.0, 15.0)
+    rows[1]["stage_core"] = None
+    assert nested_chain(rows)["success_pairs"] == 1           # reference quality: Score_core 1 and 1
+    assert nested_chain(rows, fixed=True)["missing_q2_count"] == 1  # fixed: raw S_core of {} is 0
