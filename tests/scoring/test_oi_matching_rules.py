@@ -332,3 +332,10 @@ def test_scene_from_video_uses_the_last_subset_folder_in_the_path():
     m = {"1q1a/videos/1.mp4": "nested"}
     assert scene_from_video("1q1a/videos/1.mp4", m) == "nested"
     assert scene_from_video("1q1a/copy/1q1a/videos/1.mp4", m) == "nested"
+
+
+def test_1qna_untimed_answer_is_skipped_not_the_end():
+    """answers form: an answer without a time between two timed ones is skipped; the later one still counts."""
+    gt = {"answers": [{"answer_time": 3, "answer_text": "a"}, {"answer_text": "untimed"},
+                      {"answer_time": 5, "answer_text": "b"}]}
+    assert [s.gt_answer for s in build_slots(gt, "1QnA", 1.0)] == ["a", "b"]
