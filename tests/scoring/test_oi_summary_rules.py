@@ -261,3 +261,52 @@ def test_nccs_fixed_mode_gives_no_credit_without_core_score():
     rows[1]["stage_core"] = None
     assert nested_chain(rows)["success_pairs"] == 1           # reference quality: Score_core 1 and 1
     assert nested_chain(rows, fixed=True)["missing_q2_count"] == 1  # fixed: raw S_core of {} is 0
+
+
+def test_metric_acc_reads_missing_counts_as_zero():
+    from scoring.omniinteract.summary import MetricAcc
+    acc = MetricAcc()
+    acc.add_row({"num_slots": 2})
+    assert (acc.tp, acc.fp, acc.fn, acc.num_slots) == (0.0, 0.0, 0.0, 2.0)
+
+
+def _nested(sid, role, score=1.0, **kw):
+    r = row(sid, score=score, scene="nested", nested_role=role, stage_core={"S_core": 1.0})
+    r.update(kw)
+    if sid is None:
+        del r["slot_id"]
+    return r
+
+
+def test_nccs_pair_keys_blank_step_and_start_times():
+    """A blank step_index falls back to slot pairs (1-2, 3-4): 2 pairs. Without slot ids the start time keys
+    the pair: starts 10 and 50 give 2 pairs."""
+    rows = [_nested(k, "outer" if k % 2 else "inner", step_index="") for k in (1, 2, 3, 4)]
+    assert nested_chain(rows)["num_pairs"] == 2
+    rows = [_nested(None, "outer", start=10.0), _nested(None, "inner", start=10.0),
+            _nested(None, "outer", start=50.0), _nested(None, "inner", start=50.0)]
+    c = nested_chain(rows)
+    assert (c["num_pairs"], c["success_pairs"]) == (2, 2)
+
+
+def test_nccs_first_outer_is_the_earliest_then_lowest_id():
+    """One pair (step 7) with several outers: the earliest start wins over a lower id (id 3 at 10 beats id 1 at 50);
+    at equal starts the lower id wins whatever the input order (id 3 beats id 5); a slot without an id sorts last
+    (id 100 beats no id). Only the winning outer has a core score, so success shows which one was used."""
+    inner = _nested(4, "inner", step_index=7, start=10.0)
+    cases = [[_nested(1, "outer", 0.0, step_index=7, start=50.0), _nested(3, "outer", step_index=7, start=10.0)],
+             [_nested(5, "outer", 0.0, step_index=7, start=10.0), _nested(3, "outer", step_index=7, start=10.0)],
+             [_nested(None, "outer", 0.0, step_index=7, start=10.0), _nested(100, "outer", step_index=7, start=10.0)]]
+    for outers in cases:
+        assert nested_chain(outers + [inner])["success_pairs"] == 1, outers
+
+
+def test_interrupted_output_from_any_count_or_text():
+    """An interrupted slot has output when num_chunks, num_early or num_core > 0, or a non-blank early or core
+    text: here num_early 1, then core text only; a blank core text and a non-object stage_core are silence."""
+    rows = [row(1, interrupted=True, num_early=1),
+            row(2, interrupted=True, stage_core={"text_core": " hi "}),
+            row(3, interrupted=True, stage_core={"text_core": "  "}),
+            row(4, interrupted=True, stage_core=None)]
+    i = summarize_sample(rows, 0, "ok", True, False)["interrupted_summary"]
+    assert (i["interrupted_with_output_count"], i["interrupted_no_output_count"]) == (2, 2)
