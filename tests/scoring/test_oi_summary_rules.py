@@ -310,3 +310,37 @@ def test_interrupted_output_from_any_count_or_text():
             row(4, interrupted=True, stage_core=None)]
     i = summarize_sample(rows, 0, "ok", True, False)["interrupted_summary"]
     assert (i["interrupted_with_output_count"], i["interrupted_no_output_count"]) == (2, 2)
+
+
+def test_aggregate_reads_older_sample_summaries_through_their_fallback_keys():
+    """A sample summary without partial_quality_count uses interrupted_with_output_count (2): PAQ sum 0.5 x 2 = 1.0
+    over 2 -> 0.5; without total_spill_seconds_in_output_slots it uses total_spill_seconds (3.0): CSM-AS 3.0 / 2
+    = 1.5; a diagnostic block without counts adds 0s over pq_count = 2 slots; without score_sum the NCCS sum is
+    ira_sum 0.5 over 1 pair."""
+    legacy = {"interrupted_summary": {"interrupted_slot_count": 2, "interrupted_with_output_count": 2,
+                                      "partial_quality_avg": 0.5, "total_spill_seconds": 3.0,
+                                      "diagnostic_metrics": {}},
+              "nested_ira": {"num_pairs": 1, "ira_sum": 0.5}}
+    s = aggregate([legacy], 0)
+    i = s["interrupted"]
+    assert (i["partial_quality_count"], i["partial_quality_avg"], i["avg_spill_seconds"]) == (2, 0.5, 1.5)
+    dm = i["diagnostic_metrics"]
+    assert (dm["Global_TP"], dm["Global_FP"], dm["Global_FN"], dm["num_slots"]) == (0.0, 0, 0, 2)
+    assert s["nested_chain_completion"]["NCCS"] == 0.5
+
+
+def test_aggregate_prefers_the_current_keys_over_the_fallbacks():
+    """partial_quality_count 1 (not the output count 2): PAQ 0.8 x 1 / 1 = 0.8; in-output spill 2.0 (not 9.0):
+    2.0 / 2 = 1.0; diagnostic num_slots 5 (not pq_count 1); score_sum 0.25 (not ira_sum 0.9)."""
+    item = {"interrupted_summary": {"interrupted_slot_count": 2, "interrupted_with_output_count": 2,
+                                    "partial_quality_count": 1, "partial_quality_avg": 0.8,
+                                    "total_spill_seconds_in_output_slots": 2.0, "total_spill_seconds": 9.0,
+                                    "diagnostic_metrics": {"Global_TP": 1, "Global_FP": 2, "Global_FN": 3,
+                                                           "num_slots": 5}},
+            "nested_ira": {"num_pairs": 1, "score_sum": 0.25, "ira_sum": 0.9}}
+    s = aggregate([item], 0)
+    i = s["interrupted"]
+    assert (i["partial_quality_avg"], i["avg_spill_seconds"]) == (0.8, 1.0)
+    dm = i["diagnostic_metrics"]
+    assert (dm["Global_TP"], dm["Global_FP"], dm["Global_FN"], dm["num_slots"]) == (1.0, 2, 3, 5)
+    assert s["nested_chain_completion"]["NCCS"] == 0.25
