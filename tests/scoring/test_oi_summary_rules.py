@@ -344,3 +344,25 @@ def test_aggregate_prefers_the_current_keys_over_the_fallbacks():
     dm = i["diagnostic_metrics"]
     assert (dm["Global_TP"], dm["Global_FP"], dm["Global_FN"], dm["num_slots"]) == (1.0, 2, 3, 5)
     assert s["nested_chain_completion"]["NCCS"] == 0.25
+
+
+def test_aggregate_sums_nccs_counts_over_samples():
+    """Order errors 1 + 1 = 2, missing pairs 1 + 0 = 1, pairs 2 + 1 = 3 across two sample summaries."""
+    a = {"nested_ira": {"num_pairs": 2, "order_error_count": 1, "missing_pair_count": 1, "missing_q1_count": 1,
+                        "missing_q2_count": 0, "success_pairs": 1, "score_sum": 0.5}}
+    b = {"nested_ira": {"num_pairs": 1, "order_error_count": 1, "missing_pair_count": 0, "missing_q1_count": 1,
+                        "missing_q2_count": 1, "success_pairs": 0, "score_sum": 0.0}}
+    c = aggregate([a, b], 0)["nested_chain_completion"]
+    assert (c["num_pairs"], c["order_error_count"], c["missing_pair_count"], c["missing_q1_count"],
+            c["missing_q2_count"], c["success_pairs"]) == (3, 2, 1, 2, 1, 1)
+    assert c["NCCS"] == pytest.approx(0.5 / 3, abs=1e-15)
+
+
+def test_paper_metrics_read_the_chain_block_then_its_old_name():
+    from scoring.omniinteract.summary import paper_metrics
+    assert paper_metrics({"nested_ira": {"NCCS": 0.3, "num_pairs": 2}})["exp_nested"]["NCCS"] == 0.3
+    both = {"nested_chain_completion": {"NCCS": 0.7, "num_pairs": 1}, "nested_ira": {"NCCS": 0.1, "num_pairs": 9}}
+    assert paper_metrics(both)["exp_nested"]["NCCS"] == 0.7 and paper_metrics(both)["exp_nested"]["num_pairs"] == 1
+    assert paper_metrics({"nested_ira": {"Nested_IRA": 0.4}})["exp_nested"]["NCCS"] == 0.4
+    assert paper_metrics({})["exp_nested"] == {"NCCS": 0.0, "inner_IA_QTF1": 0.0, "outer_IA_QTF1": 0.0,
+                                                "missed_outer": 0, "num_pairs": 0}
