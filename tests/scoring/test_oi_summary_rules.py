@@ -366,3 +366,25 @@ def test_paper_metrics_read_the_chain_block_then_its_old_name():
     assert paper_metrics({"nested_ira": {"Nested_IRA": 0.4}})["exp_nested"]["NCCS"] == 0.4
     assert paper_metrics({})["exp_nested"] == {"NCCS": 0.0, "inner_IA_QTF1": 0.0, "outer_IA_QTF1": 0.0,
                                                 "missed_outer": 0, "num_pairs": 0}
+
+
+def test_aggregate_of_an_empty_sample_summary_is_all_zero():
+    """A sample summary with none of the blocks adds nothing: no partial-quality slots, no spill, NCCS sum 0."""
+    s = aggregate([{}], 2)
+    i = s["interrupted"]
+    assert (i["partial_quality_count"], i["total_spill_seconds"], i["diagnostic_metrics"]["num_slots"]) == (0, 0.0, 0)
+    assert s["nested_chain_completion"]["score_sum"] == 0.0 and (s["num_items"], s["success"]) == (3, 1)
+
+
+def test_paper_metrics_defaults_and_fixed_exclusive_rows():
+    """Without totals, all_global reads 0 counts and 0.0 rates; fixed mode takes realtime and proactive from the
+    exclusive multi-turn rows (proactive TP 2 over 3 slots), not from label arithmetic."""
+    from scoring.omniinteract.summary import paper_metrics
+    assert paper_metrics({})["exp_f1"]["all_global"] == {"num_slots": 0, "Global_TP": 0.0, "Global_FP": 0,
+                                                         "Global_FN": 0, "Precision": 0.0, "Recall": 0.0,
+                                                         "IA_QTF1": 0.0}
+    excl = {"exclusive_by_question_type": {"proactive": {"Global_TP": 2.0, "Global_FP": 1, "Global_FN": 1,
+                                                         "num_slots": 3}}}
+    pm = paper_metrics(excl, fixed=True)["exp_f1"]
+    assert (pm["proactive"]["Global_TP"], pm["proactive"]["num_slots"]) == (2.0, 3)
+    assert (pm["realtime"]["Global_TP"], pm["realtime"]["num_slots"]) == (0.0, 0)
