@@ -388,3 +388,19 @@ def test_paper_metrics_defaults_and_fixed_exclusive_rows():
     pm = paper_metrics(excl, fixed=True)["exp_f1"]
     assert (pm["proactive"]["Global_TP"], pm["proactive"]["num_slots"]) == (2.0, 3)
     assert (pm["realtime"]["Global_TP"], pm["realtime"]["num_slots"]) == (0.0, 0)
+
+
+def test_paper_interruption_metrics_defaults_and_old_names():
+    """No interruption block: NOR, PAQ, CSM-SR, CSM-AS 0.0 and counts 0. An older block names the spill rates
+    spill_positive_rate / avg_spill_seconds; the in-output-slot names win when both are present."""
+    from scoring.omniinteract.summary import paper_metrics
+    assert paper_metrics({})["exp_interruption"] == {"NOR": 0.0, "PAQ": 0.0, "CSM_SR": 0.0, "CSM_AS_seconds": 0.0,
+                                                     "interrupted_slot_count": 0, "interrupted_with_output_count": 0}
+    old = {"interrupted": {"spill_positive_rate": 0.5, "avg_spill_seconds": 2.0, "interrupted_no_output_rate": 0.25,
+                           "partial_quality_avg": 0.75, "interrupted_slot_count": 4, "interrupted_with_output_count": 3}}
+    ei = paper_metrics(old)["exp_interruption"]
+    assert ei == {"NOR": 0.25, "PAQ": 0.75, "CSM_SR": 0.5, "CSM_AS_seconds": 2.0, "interrupted_slot_count": 4,
+                  "interrupted_with_output_count": 3}
+    old["interrupted"].update(spill_positive_rate_in_output_slots=0.1, avg_spill_seconds_in_output_slots=0.2)
+    ei = paper_metrics(old)["exp_interruption"]
+    assert (ei["CSM_SR"], ei["CSM_AS_seconds"]) == (0.1, 0.2)
