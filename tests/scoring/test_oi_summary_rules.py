@@ -404,3 +404,31 @@ def test_paper_interruption_metrics_defaults_and_old_names():
     old["interrupted"].update(spill_positive_rate_in_output_slots=0.1, avg_spill_seconds_in_output_slots=0.2)
     ei = paper_metrics(old)["exp_interruption"]
     assert (ei["CSM_SR"], ei["CSM_AS_seconds"]) == (0.1, 0.2)
+
+
+def test_sample_rows_missing_labels_read_unknown_and_not_interrupted():
+    """No scene_type/question_type/is_interrupted keys, or blank ones: grouped under 'unknown' and scored as not
+    interrupted (Score_core 0 -> FN). A judged interrupted slot without flags counts no low quality or
+    hallucination. A non-math sample has no math blocks."""
+    bare = {"slot_id": 1, "TP_n": 0.0, "FP_delta": 0.0, "Score_core": 0.0}
+    blank = {**bare, "slot_id": 2, "scene_type": "", "question_type": None}
+    out = summarize_sample([bare, blank], 0, "ok", True, False)
+    s = out["summary"]
+    assert list(s["by_scene_type"]) == ["unknown"] and list(s["by_question_type"]) == ["unknown"]
+    assert s["Global_FN"] == 2 and out["math_pure_scores"] is None
+    judged = row(3, interrupted=True, num_chunks=1, interruption_diagnostic={"status": "ok", "partial_quality": 0.5})
+    i = summarize_sample([judged], 0, "ok", True, False)["interrupted_summary"]
+    assert (i["low_quality_count"], i["hallucination_count"], i["partial_quality_count"]) == (0, 0, 1)
+
+
+def test_nccs_counts_each_missing_pair_and_order_error():
+    """Pairs by step: 1 has only an inner, 2 only an outer (2 missing pairs); 3 and 4 have the inner later than
+    the outer (2 order errors); 5 has two inners, the earlier one (start 1) used: success. 5 pairs, 1 success."""
+    def r(step, role, t, start=0.0, sid=1):
+        return _nested(sid, role, step_index=step, start=start, stage_core={"S_core": 1.0, "T_start": t})
+    rows = [r(1, "inner", 10.0), r(2, "outer", 10.0), r(3, "outer", 10.0), r(3, "inner", 20.0),
+            r(4, "outer", 10.0), r(4, "inner", 20.0), r(5, "outer", 10.0), r(5, "inner", 30.0, start=5.0, sid=2),
+            r(5, "inner", 5.0, start=1.0, sid=4)]
+    c = nested_chain(rows)
+    assert (c["num_pairs"], c["missing_pair_count"], c["order_error_count"], c["success_pairs"]) == (5, 2, 2, 1)
+    assert c["full_name"] == "Nested Chain Completion Score" and c["metric_name"] == "NCCS"
