@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # helpers beside this file (importlib mode)
-from conftest import CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer
 from session_helpers import center, open_ready, rows, start, study_url, wait_media
 
 pytestmark = pytest.mark.browser

@@ -1,6 +1,6 @@
 import pytest
 
-from conftest import TONE
+from tests.runners.conftest import TONE
 from runners import asr
 
 

@@ -2,7 +2,7 @@ import threading
 
 import pytest
 
-from conftest import ib_item
+from tests.runners.conftest import ib_item
 from runners.backends import load_backend
 from runners.backends.baselines import MotionBaseline
 from runners.clock import MediaClock

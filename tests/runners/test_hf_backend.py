@@ -1,6 +1,6 @@
 import pytest
 
-from conftest import ib_item
+from tests.runners.conftest import ib_item
 from recorder import Wrap
 from runners.backends import load_backend
 from runners.protocols import drive, get_protocol

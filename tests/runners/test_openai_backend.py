@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from conftest import ib_item, read_code
+from tests.runners.conftest import ib_item, read_code
 from runners.backends import BackendFailure, load_backend
 from runners.protocols import drive, get_protocol
 

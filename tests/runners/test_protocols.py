@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from conftest import ib_item, is_item, oi_item, pb_item, read_code
+from tests.runners.conftest import ib_item, is_item, oi_item, pb_item, read_code
 from recorder import Recorder
 from runners.backends import load_backend
 from runners.protocols import (PROTOCOLS, drive, emissions_to_oi_transcript, even_subsample, get_protocol,

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from conftest import ib_item, is_item, pb_item
+from tests.runners.conftest import ib_item, is_item, pb_item
 from annotation.loaders import demo_dir, load
 from annotation.store import Store
 from app import main
@@ -153,7 +153,7 @@ def test_batch_omniinteract_demo_writes_native_outputs_the_scorer_reads(wavs, rt
 
 @pytest.mark.slow
 def test_malformed_events_are_counted_as_errors_and_the_speech_still_lands(wavs, rt_server, clip):
-    from conftest import oi_item
+    from tests.runners.conftest import oi_item
 
     url, _ = rt_server({"speech": speech(wavs, (4.0, "a")),
                         "malformed": [{"at": 1.0, "kind": "not_json"}, {"at": 1.5, "kind": "no_type"},
@@ -168,7 +168,7 @@ def test_malformed_events_are_counted_as_errors_and_the_speech_still_lands(wavs,
 
 
 def test_dropped_connection_resumes_and_records_the_gap(wavs, rt_server, clip):
-    from conftest import oi_item
+    from tests.runners.conftest import oi_item
 
     url, log = rt_server({"speech": speech(wavs, (1.0, "a"), (4.0, "b")), "drop": {"connections": [1], "at": 5.0}})
     r = realtime_item_result("omniinteract", oi_item(clip), load_backend(f"realtime:{url}", speed=0.5))
@@ -188,7 +188,7 @@ def test_dropped_connection_resumes_and_records_the_gap(wavs, rt_server, clip):
 
 
 def test_server_latency_moves_the_speech_later_on_the_timeline(wavs, rt_server, clip):
-    from conftest import oi_item
+    from tests.runners.conftest import oi_item
 
     url, _ = rt_server({"speech": speech(wavs, (2.0, "a")), "latency": 1.0})  # 1 s wall = 0.5 media s here
     r = realtime_item_result("omniinteract", oi_item(clip), load_backend(f"realtime:{url}", speed=0.5))
@@ -293,7 +293,7 @@ def test_missing_key_variable_fails_the_item(clip, monkeypatch):
 
 
 def test_speech_without_transcript_needs_asr_or_fails(wavs, rt_server, clip, monkeypatch):
-    from conftest import oi_item
+    from tests.runners.conftest import oi_item
 
     url, _ = rt_server({"speech": speech(wavs, (2.0, "a")), "transcript": False})
     monkeypatch.delenv(asr.ENV_MODEL, raising=False)
@@ -372,7 +372,7 @@ def test_spec_and_options_are_checked():
 # -- live: the page's media clock drives the session ------------------------------------------------------
 
 def test_live_clock_drives_sending_and_speech_reaches_the_page(wavs, rt_server, clip):
-    from conftest import oi_item
+    from tests.runners.conftest import oi_item
     from runners.clock import MediaClock
 
     url, log = rt_server({"speech": speech(wavs, (3.0, "a"))})
@@ -394,7 +394,7 @@ def test_live_clock_drives_sending_and_speech_reaches_the_page(wavs, rt_server, 
 
 
 def test_drive_realtime_has_drive_shape_for_live_workers(wavs, rt_server, clip):
-    from conftest import oi_item
+    from tests.runners.conftest import oi_item
     from runners.clock import MediaClock
     from runners.protocols import get_protocol
     from runners.realtime_run import drive_realtime
@@ -413,7 +413,7 @@ def test_drive_realtime_has_drive_shape_for_live_workers(wavs, rt_server, clip):
 
 
 def test_person_audio_is_mixed_into_what_the_model_hears(rt_server, clip):
-    from conftest import oi_item
+    from tests.runners.conftest import oi_item
 
     url, log = rt_server({})
     backend = load_backend(f"realtime:{url}", speed=4.0, fps=0)
@@ -432,7 +432,7 @@ def test_person_audio_is_mixed_into_what_the_model_hears(rt_server, clip):
 
 
 def test_page_that_stops_reporting_fails_the_session(rt_server, clip):
-    from conftest import oi_item
+    from tests.runners.conftest import oi_item
     from runners.clock import MediaClock
 
     url, _ = rt_server({})

@@ -4,7 +4,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from conftest import TONE, read_code
+from tests.runners.conftest import TONE, read_code
 from runners.asr import energy_onset
 from runners.sampling import AudioSampler, FrameSampler, SamplingError, sample_stamps
 

@@ -2,7 +2,7 @@
 which ticks are asked and skipped, when replies count, compliance, failed calls, and replaying stored calls."""
 import pytest
 
-from conftest import ib_item, pb_item
+from tests.runners.conftest import ib_item, pb_item
 from runners.backends.base import Backend
 from runners.parsing import follows_format
 from runners.protocols import drive, get_protocol
