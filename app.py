@@ -30,6 +30,11 @@ def _serve(argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return exc.code
 
+    from ibench_ui.host import NO_ADMIN, is_loopback
+    if not is_loopback(args.host) and not Path(args.db).exists():  # no store, so no accounts: refuse first
+        print(f"error: {NO_ADMIN.format(host=args.host, db=args.db)}", file=sys.stderr)
+        return 2
+
     from annotation.store import Store
     from ibench_ui.app import serve
     from ibench_ui.context import AppContext

@@ -19,6 +19,7 @@ def test_a_public_bind_without_accounts_refuses_to_start(tmp_path):
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2
     assert "python app.py users add NAME --role admin" in proc.stderr and "Traceback" not in proc.stderr
+    assert not db.exists()  # refused before anything is created
 
 
 def test_bind_rules(tmp_path):
