@@ -24,7 +24,6 @@ from runners.clock import MediaClock
 STALE_AFTER = 3.0
 MAX_EVENTS = 1000  # events kept per page (older ones are dropped; the store keeps every response)
 PAGE_IDLE_S = 120.0  # a page with no worker and no calls for this long is forgotten
-SPEC_KINDS = ("baseline", "openai", "hf", "plugin", "realtime")
 LIVE_TIMING = "arrival"  # a live reply counts when it arrives; `run --timing arrival` scores batch runs the same way
 
 
@@ -35,22 +34,6 @@ def live_run_id(session_id: str) -> str:
 
 class LiveModelError(ValueError):
     """A model spec or protocol the live demo cannot use; the message says what to change."""
-
-
-def validate_spec(spec: str) -> str:
-    """Check a model spec's form (baselines are built, as that is free); returns it stripped."""
-    spec = str(spec or "").strip()
-    kind = spec.partition(":")[0]
-    if kind not in SPEC_KINDS or len(spec) > 300 or any(c.isspace() for c in spec):
-        raise LiveModelError(f"Model {spec!r} is not a model spec; use baseline:motion, baseline:periodic:N, "
-                             "openai:<model>@<base_url>, hf:<path>, plugin:<module>:<Class> or realtime:<ws url>.")
-    if kind == "baseline":
-        from runners.backends import load_backend
-        try:
-            load_backend(spec)
-        except ValueError as exc:
-            raise LiveModelError(f"Model {spec!r}: {exc}") from None
-    return spec
 
 
 def validate_protocol(name: str) -> str:

@@ -20,7 +20,7 @@ import pytest
 
 from annotation.loaders import load
 from annotation.store import Store
-from ibench_ui.live_model import LiveModelHub, LiveTarget, validate_spec
+from ibench_ui.live_model import LiveModelHub, LiveTarget
 from runners.clock import MediaClock
 
 SERVER = Path(__file__).resolve().parents[1] / "runners" / "realtime_server.py"
@@ -67,7 +67,7 @@ def wait_events(hub, page_id, cond, timeout=60.0):
 
 def test_realtime_model_speech_is_pushed_at_media_time_and_stored(tmp_path, rt_url):
     item = load("interactionbench").get(ITEM)
-    spec = validate_spec(f"realtime:{rt_url[0]}")
+    spec = f"realtime:{rt_url[0]}"
     store = Store(tmp_path / "live.sqlite")
     hub = LiveModelHub(store, clock_factory=lambda: MediaClock(stale_after=600))
     tg = LiveTarget(session_id="s_rt", item_index=0, item=item, spec=spec, protocol="blind", benchmark="interactionbench",
