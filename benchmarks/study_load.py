@@ -11,7 +11,9 @@ sent a second time with the same id (a page retrying after a lost answer). stres
 back. Every acknowledged response must be in the database afterwards (lost), and no id may be stored
 twice or a retry add a row (duplicated). "ack" is request -> acknowledgement, which the server sends
 only after the row is committed (synchronous=FULL). The anchor is bare sqlite3 on the same disk with
-the same durability, one commit per response, no web server: the floor for per-row commits."""
+the same durability, one commit per response, no web server: the floor for per-row commits. The
+stress phase at 100 clients is also run through the gr.HTML server function on the same server
+(`--side-by-side`), the transport the page used for responses before the route."""
 from __future__ import annotations
 
 import argparse
@@ -261,6 +263,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--via", choices=["route", "gradio"], default="route",
                     help="route: the JSON route the page sends responses to; gradio: the gr.HTML server function")
+    ap.add_argument("--side-by-side", dest="side", default="100",
+                    help="stress phases (concurrent clients) re-run through the gr.HTML server function in the same "
+                         "run, as the anchor for the route ('' to skip)")
     ap.add_argument("--json", help="also write the figures here")
     ap.add_argument("--in-process", dest="in_process", default="100x20",
                     help="clients x responses for the service-only comparison, group commit vs per-row (0x0: skip)")
@@ -281,6 +286,10 @@ def main(argv=None) -> int:
         for k, clients in enumerate(int(x) for x in args.stress.split(",") if x.strip()):
             results.append(run_phase("stress (back to back)", base, db, proc.pid, clients, args.stress_n, 0.0,
                                      args.retry, 2 + k, args.via))
+        if args.via == "route":
+            for k, clients in enumerate(int(x) for x in args.side.split(",") if x.strip()):
+                results.append(run_phase("stress via gradio fn", base, db, proc.pid, clients, args.stress_n, 0.0,
+                                         args.retry, 50 + k, "gradio"))
     finally:
         proc.terminate()
         try:
@@ -292,6 +301,11 @@ def main(argv=None) -> int:
     print(f"anchor: bare sqlite3 (WAL, synchronous=FULL, one commit per row, no server): {anchor:.0f} rows/s")
     for r in results:
         print(f"  {r['label']:<22} {r['clients']:4d} clients: {r['rate']:7.1f} resp/s = {r['rate'] / anchor:.2f} x anchor")
+    for g in (r for r in results if r["via"] == "gradio" and args.via == "route"):
+        for r in (r for r in results if r["via"] == "route" and r["label"].startswith("stress")
+                  and r["clients"] == g["clients"]):
+            print(f"  route vs gr.HTML server function, {g['clients']} clients, same server: {r['rate']:.0f} vs "
+                  f"{g['rate']:.0f} resp/s = {r['rate'] / g['rate']:.2f} x; p95 {r['p95_ms']:.0f} vs {g['p95_ms']:.0f} ms")
     ip_c, ip_n = parse_grid(args.in_process)
     service = {}
     if ip_c and ip_n:

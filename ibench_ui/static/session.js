@@ -840,10 +840,26 @@
     if (ev) { el.dataset.rid = ev.rid; el.dataset.emitMs = Number(ev.emit_wall_ms).toFixed(1); el.dataset.shownMs = nowWall().toFixed(1); }
   }
 
-  function modelStateNow() { const el = $("#model-state"); return el ? el.dataset.state || "" : ""; }
+  // a "thinking" state stays on screen at least this long before the next one replaces it: an audience
+  // cannot read a state shown for one frame (a scripted or fast model's call can take a few ms)
+  const STATE_HOLD_MS = 300;
+
+  function modelStateNow() {
+    if (S.pendingState) return S.pendingState.state;
+    const el = $("#model-state"); return el ? el.dataset.state || "" : "";
+  }
 
   function modelState(state, text) {
     const el = $("#model-state"); if (!el) return;
+    clearTimeout(S.stateTimer); S.pendingState = null;
+    const wait = state && state !== "error" && state !== "thinking" ? (S.heldUntil || 0) - performance.now() : 0;
+    if (wait > 0) {  // shown once the hold is over (a newer state replaces this pending one)
+      S.pendingState = { state, text };
+      S.stateTimer = setTimeout(() => modelState(state, text), wait);
+      return;
+    }
+    if (state === "thinking" && el.dataset.state !== "thinking") S.heldUntil = performance.now() + STATE_HOLD_MS;
+    else if (state !== "thinking") S.heldUntil = 0;
     el.dataset.state = state || ""; el.hidden = !state;
     el.textContent = state ? `${S.model}: ${text || state}` : "";
     el.classList.toggle("ib-bad", state === "error");
