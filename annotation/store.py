@@ -132,6 +132,7 @@ class Store:
         self._gc_busy = False
         self._readers = threading.local()   # per-thread read connections: reads never wait for a commit
         self._reader_conns: list[sqlite3.Connection] = []
+        self._reader_conns_lock = threading.Lock()  # not the write lock: a new thread's first read never waits for a commit
         for attempt in range(100):  # two processes opening a new store at once: switching to WAL and creating
             try:                    # the schema can report "locked" without waiting; retry for up to ~30 s
                 self.db.enable_wal()
@@ -171,8 +172,9 @@ class Store:
         return int(self.db["meta"].get("schema_version")["value"])
 
     def close(self) -> None:
-        for conn in self._reader_conns:
-            conn.close()
+        with self._reader_conns_lock:
+            for conn in self._reader_conns:
+                conn.close()
         self.db.conn.close()
 
     def _reader(self) -> sqlite_utils.Database:
@@ -184,7 +186,7 @@ class Store:
             conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30, isolation_level=None)
             conn.execute("PRAGMA busy_timeout = 30000")
             db = self._readers.db = sqlite_utils.Database(conn)
-            with self._lock:
+            with self._reader_conns_lock:
                 self._reader_conns.append(conn)
         return db
 
