@@ -22,7 +22,6 @@ import json
 import os
 import random
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.live_latency import free_port, pct, start_server  # noqa: E402
+from benchmarks.live_latency import free_port, pct, start_server, stop_process  # noqa: E402
 
 ITEM = "moving_square#0"
 
@@ -291,11 +290,7 @@ def main(argv=None) -> int:
                 results.append(run_phase("stress via gradio fn", base, db, proc.pid, clients, args.stress_n, 0.0,
                                          args.retry, 50 + k, "gradio"))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
     n_anchor = max((r["acked"] for r in results), default=500)
     anchor = anchor_rate(tmp, min(2000, max(200, n_anchor)))
     print(f"anchor: bare sqlite3 (WAL, synchronous=FULL, one commit per row, no server): {anchor:.0f} rows/s")

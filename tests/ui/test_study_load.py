@@ -1,10 +1,9 @@
 """The study load benchmark at CI size against a real server: every acknowledged response is stored, no
 retry adds a row, at human pace and back to back. (Its speed figures are printed by the benchmark.)"""
-import subprocess
 import tempfile
 from pathlib import Path
 
-from benchmarks.study_load import free_port, run_phase, start_server
+from benchmarks.study_load import free_port, run_phase, start_server, stop_process
 
 
 def test_ten_by_ten_loses_and_duplicates_nothing():
@@ -18,11 +17,7 @@ def test_ten_by_ten_loses_and_duplicates_nothing():
         # the same through the gr.HTML server function (the page's other transport for session calls)
         legacy = run_phase("stress", base, db, proc.pid, 10, 10, 0.0, 0.2, 3, via="gradio")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
     assert (paced["via"], burst["via"], legacy["via"]) == ("route", "route", "gradio")
     for res in (paced, burst, legacy):
         # a request left without an answer is re-sent with the same id, as the page does: all 100 end acknowledged
