@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from dataclasses import dataclass
 from typing import Callable, NamedTuple, Optional, Sequence
 
 from scoring.refmath import exact_mean
@@ -28,16 +27,17 @@ def merge_events(timed_answers: Sequence[dict]) -> list[Event]:
     return [Event(t, "; ".join(c for c in groups[t] if c)) for t in sorted(groups)]
 
 
-@dataclass
 class Timing:
-    """The outcome of attributing emissions to events: per event the matched emission and delay."""
-    n_gt: int
-    n_resp: int
-    match: list[Optional[int]]       # emission index per event
-    delay: list[Optional[float]]
-    v_premature: int = 0
-    v_redundant: int = 0
-    v_spurious: int = 0
+    """The outcome of attributing emissions to events: per event the matched emission and delay. (A plain
+    class: one is built per item, and `score` does not import dataclasses.)"""
+    __slots__ = ("n_gt", "n_resp", "match", "delay", "v_premature", "v_redundant", "v_spurious")
+
+    def __init__(self, n_gt: int, n_resp: int, match: list[Optional[int]], delay: list[Optional[float]],
+                 v_premature: int = 0, v_redundant: int = 0, v_spurious: int = 0) -> None:
+        self.n_gt, self.n_resp = n_gt, n_resp
+        self.match = match  # emission index per event
+        self.delay = delay
+        self.v_premature, self.v_redundant, self.v_spurious = v_premature, v_redundant, v_spurious
 
     @property
     def n_matched(self) -> int:

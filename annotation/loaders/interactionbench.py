@@ -31,13 +31,36 @@ def annotation_root(root: Path) -> Path:
 
 def annotation_files(root: Path) -> list[Path]:
     """The files the reference reads, in its order: any annotation.json below the search folder (path order),
-    else every *.json below it ordered by (directory parts..., file stem)."""
-    base = annotation_root(root)
-    legacy = sorted(base.rglob("annotation.json"))
+    else every *.json below it ordered by (directory parts..., file stem). Found as pathlib's rglob finds them
+    (symlinked folders not entered, unreadable ones skipped) in one os.scandir pass over the tree."""
+    base = str(annotation_root(root))
+    folders = _folders(base)
+    legacy = [(*parts, "annotation.json") for parts, names in folders
+              if "annotation.json" in names and os.path.exists(os.path.join(base, *parts, "annotation.json"))]
     if legacy:
-        return legacy
-    # (*parent.parts, stem); a file's parts[:-1] are its parent's parts, without building each parent Path
-    return sorted(base.rglob("*.json"), key=lambda p: (*p.parts[:-1], p.stem))
+        return [Path(base, *key) for key in sorted(legacy)]
+    # Path.stem of a name ending in .json: the name without it, unless that would leave nothing
+    found = [((*parts, name[:-5] if len(name) > 5 else name), name) for parts, names in folders
+             for name in names if name.endswith(".json")]
+    found.sort(key=lambda f: f[0])
+    return [Path(base, *key[:-1], name) for key, name in found]
+
+
+def _folders(base: str) -> list[tuple[tuple[str, ...], list[str]]]:
+    """(folder parts relative to base, entry names) for base and every folder below it; like rglob, a symlink
+    to a folder is listed but not entered and a folder that cannot be read (PermissionError) is skipped."""
+    out: list[tuple[tuple[str, ...], list[str]]] = []
+    todo: list[tuple[str, ...]] = [()]
+    while todo:
+        parts = todo.pop()
+        try:
+            with os.scandir(os.path.join(base, *parts)) as it:
+                entries = list(it)
+        except PermissionError:
+            continue
+        out.append((parts, [e.name for e in entries]))
+        todo.extend((*parts, e.name) for e in entries if e.is_dir(follow_symlinks=False))
+    return out
 
 
 class _Checker:
