@@ -7,8 +7,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from runners import checks, score_checks
 from runners.cli_errors import CliError, usage
@@ -21,8 +20,8 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MODEL_PROMPTS = {"v1": "ib-v1-equivalence", "v2": "ib-v2-containment"}
 
 
-@dataclass
-class Plan:
+class Plan(NamedTuple):
+    """What the checks let through and the scoring still to run on it."""
     checked: score_checks.Checked
     score: Callable[[], dict]
 
@@ -161,18 +160,17 @@ def _interactionbench(a, chk) -> Plan:
     rows, problems, item_file = scan(a.data)  # one read: the rows to score and every annotation problem
     view = score_checks.DataView("interactionbench", a.data, problems, item_file)
     score_checks.dataset(view, a.skip_invalid, a.as_reference, chk)
-    rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
-    ids = {ib.ib_rules.item_id(r) for r in rows}
+    if chk.left_out:
+        rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
+    ids = item_file.keys() - chk.left_out  # the item ids of the rows kept
     split = score_checks.items(a.items, ids, a.skip_unknown, a.as_reference, chk) if a.items else None
-    preds = score_checks.ib_predictions(a.preds, rows, a.skip_invalid, a.skip_unknown, a.as_reference, chk)
+    preds = score_checks.ib_predictions(a.preds, rows, ids, a.skip_invalid, a.skip_unknown, a.as_reference, chk)
     if chk.left_out:
         rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
     key = score_checks.mcq_key(a.mcq_key) if a.mcq_key else None
     given = {"delta": a.delta, "pre_tol": pre_tol, "gate_thresh": a.gate_thresh, "use_gate": a.gate or None,
-             "skip_missing": a.skip_missing or None, "fixed": a.fixed or None}
+             "skip_missing": a.skip_missing or None, "fixed": a.fixed or None, "items": split}
     cfg = ib.IBConfig.from_dict({k: v for k, v in given.items() if v is not None})  # unset: paper defaults
-    if split is not None:
-        cfg = replace(cfg, items=split)
     store = _store(a)
     try:
         judge = ib.build_judge(a.judge, a.judge_cache_dir, prompt=a.judge_prompt or "v2", verdict_cache=store)
@@ -297,6 +295,7 @@ def _omniinteract(a, chk) -> Plan:
     except ValueError as exc:
         raise usage(str(exc), "--reference-args") from None
     if a.fixed:
+        from dataclasses import replace
         config = replace(config, fixed=True)
     store = _store(a)
     from runners.evaluate import oi_transport
