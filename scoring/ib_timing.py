@@ -21,6 +21,11 @@ class Event(NamedTuple):
 
 def merge_events(timed_answers: Sequence[dict]) -> list[Event]:
     """Group answers by exactly equal time_s into one event each; references joined with '; ', by time."""
+    if len(timed_answers) == 1:  # the common case, without the grouping
+        a = timed_answers[0]
+        ref = a.get("content") or ""
+        if isinstance(ref, str):
+            return [Event(float(a["time_s"]), ref)]
     groups: dict[float, list[str]] = {}
     for a in timed_answers:
         groups.setdefault(float(a["time_s"]), []).append(a.get("content") or "")

@@ -272,23 +272,24 @@ def score_row(row: dict, iid: str, line: Optional[dict], duration: float, domain
 
 # ---------------------------------------------------------------- scoring entry points
 
-def unique_valid_rows(rows: Sequence[dict]) -> list[tuple[dict, str, str, list[dict]]]:
-    """(row, item id, family, timed answers) of the scoreable rows in order; a repeated item id keeps the later
-    row in the earlier one's place (the reference keys its items by id, e.g. two files with one video_id)."""
+def unique_valid_rows(rows: Sequence[dict], ids: Sequence[str]) -> list[tuple[dict, str, str, list[dict]]]:
+    """(row, item id, family, timed answers) of the scoreable rows (ids: each row's item id) in order; a repeated
+    item id keeps the later row in the earlier one's place (the reference keys its items by id, e.g. two files
+    with one video_id)."""
     by_id: dict[str, tuple[dict, str, str, list[dict]]] = {}
-    for r in rows:
+    for r, iid in zip(rows, ids):
         fam, timed = ib_rules.family_and_timed(r)
         if fam is not None:
-            iid = ib_rules.item_id(r)
             by_id[iid] = (r, iid, fam, timed)
     return list(by_id.values())
 
 
-def select_rows(rows: Sequence[dict], cfg: IBConfig, lines: Optional[dict] = None) -> list[tuple[dict, str, str, list[dict]]]:
+def select_rows(rows: Sequence[dict], ids: Sequence[str], cfg: IBConfig,
+                lines: Optional[dict] = None) -> list[tuple[dict, str, str, list[dict]]]:
     """`unique_valid_rows` restricted to the split (cfg.items) and, with skip_missing, to the items that have a
     prediction line."""
     keep = set(cfg.items) if cfg.items is not None else None
-    return [sel for sel in unique_valid_rows(rows)
+    return [sel for sel in unique_valid_rows(rows, ids)
             if (keep is None or sel[1] in keep) and not (cfg.skip_missing and lines is not None and sel[1] not in lines)]
 
 
@@ -310,8 +311,9 @@ def score(rows: list[dict], preds: list[dict], config: IBConfig = IBConfig(), ju
     .n_missing, .vdc); JudgeUnavailable excludes that content and is counted in config.judge_unavailable.
     mcq_key: answer-key rows; mcq_key_source / items_source: what the config block names as their source."""
     cfg = config
-    lines = index_predictions(preds, set(map(ib_rules.item_id, rows)), cfg.fixed)
-    selected = select_rows(rows, cfg, lines)
+    ids = list(map(ib_rules.item_id, rows))
+    lines = index_predictions(preds, set(ids), cfg.fixed)
+    selected = select_rows(rows, ids, cfg, lines)
     if mcq_key:
         from scoring.mcq import load_key
         keys = load_key(mcq_key)
