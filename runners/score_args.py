@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from runners import checks, score_checks
 from runners.cli_errors import CliError, usage
@@ -15,15 +15,16 @@ from runners.cli_errors import CliError, usage
 _IB_ONLY = ("mcq_key", "delta", "pre_tol", "gate_thresh", "items", "judge_cache_dir")
 _API_ARGS = {"base_url": "base_url", "api_key_env": "key_env", "timeout_s": "timeout", "max_retries": "retries",
              "max_tokens": "max_tokens"}
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"  # (compiled by re on first use: only api: judges need it)
 # the reference's --judge-prompt names -> our model judges' prompt versions (stored verdicts keep v1/v2)
 _MODEL_PROMPTS = {"v1": "ib-v1-equivalence", "v2": "ib-v2-containment"}
 
 
-class Plan(NamedTuple):
+class Plan:
     """What the checks let through and the scoring still to run on it."""
-    checked: score_checks.Checked
-    score: Callable[[], dict]
+
+    def __init__(self, checked: score_checks.Checked, score: Callable[[], dict]) -> None:
+        self.checked, self.score = checked, score
 
 
 def check_score_args(a) -> Plan:
@@ -114,7 +115,7 @@ def _judge_spec(a):
         base = args.pop("base_url", None) or os.environ.get("IBENCH_JUDGE_BASE_URL") or \
             os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         args.setdefault("api_key_env", "IBENCH_JUDGE_API_KEY")
-        if not _ENV_NAME.match(args["api_key_env"]):
+        if not re.match(_ENV_NAME, args["api_key_env"]):
             raise usage("expected the NAME of an environment variable holding the key, found something else",
                         "--judge-arg api_key_env")
         opts = {_API_ARGS[k]: v for k, v in args.items()}

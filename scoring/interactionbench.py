@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 from bisect import bisect_right
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Optional, Sequence
 
@@ -20,6 +21,7 @@ from scoring.refmath import exact_mean, hmean, total_of
 
 
 REALTIME_BUDGET_S = 0.2
+_TIME = itemgetter(0)  # an emission's time
 PER_ITEM_FIELDS = ("family", "accuracy", "timing_accuracy", "silence_compliance", "timing_score", "total_score")
 
 
@@ -114,7 +116,7 @@ def filtered_emissions(line: Optional[dict], iid: str) -> list[Emission]:
             raise ValueError(f"predictions for {iid}: emissions[{k}] needs a numeric stream time 't' "
                              f"(seconds), got {e.get('t')!r}") from None
         out.append((t, c))
-    out.sort(key=lambda x: x[0])
+    out.sort(key=_TIME)
     return out
 
 
