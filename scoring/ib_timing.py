@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from typing import Callable, NamedTuple, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from scoring.refmath import exact_mean
 
@@ -13,10 +13,12 @@ Emission = tuple[float, str]
 Gate = Callable[[int, str], bool]
 
 
-class Event(NamedTuple):
+class Event:
     """One standard response time r* and its (merged) reference text."""
-    time: float
-    ref: str
+    __slots__ = ("time", "ref")
+
+    def __init__(self, time: float, ref: str) -> None:
+        self.time, self.ref = time, ref
 
 
 def merge_events(timed_answers: Sequence[dict]) -> list[Event]:
