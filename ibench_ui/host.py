@@ -90,6 +90,20 @@ class _TooLarge(Exception):
     pass
 
 
+def _cross_site(scope) -> Optional[tuple[int, str]]:
+    """(status, reason) for a request another site's page could have sent, else None. The page posts JSON
+    from its own origin; a cross-site form or no-cors fetch can send neither a JSON content type (without a
+    CORS preflight, which nothing here answers) nor this host as its Origin."""
+    headers = dict(scope.get("headers") or [])
+    ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+    if ctype != b"application/json":
+        return 415, "Send the request as application/json."
+    origin = headers.get(b"origin")
+    if origin is not None and origin.split(b"://", 1)[-1] != headers.get(b"host", b""):
+        return 403, "Cross-site requests are not accepted here."
+    return None
+
+
 class FastRoutes:
     """ASGI, outermost: a POST to one of `routes` (path -> checked session function, which answers every
     body, refusals included, with a JSON object) is answered here, in a worker thread, ahead of FastAPI's
@@ -110,6 +124,9 @@ class FastRoutes:
         if scope["method"] != "POST":
             return await PlainTextResponse("Method not allowed.", status_code=405,
                                            headers={"Allow": "POST"})(scope, receive, send)
+        refusal = _cross_site(scope)
+        if refusal is not None:
+            return await PlainTextResponse(refusal[1], status_code=refusal[0])(scope, receive, send)
         body, more = bytearray(), True
         while more:
             msg = await receive()

@@ -119,7 +119,8 @@
       let delay = 250;
       for (let attempt = 0; ; attempt++) {
         try {
-          const res = ROUTES[fn] ? await postRoute(ROUTES[fn], withCreds(payload)) : await S.server[fn](withCreds(payload));
+          const res = ROUTES[fn] && !S.noRoute ? await postRoute(ROUTES[fn], withCreds(payload))
+                                               : await S.server[fn](withCreds(payload));
           // Gradio's client resolves to undefined when the request failed (it only logs a warning)
           if (!res || typeof res.ok !== "boolean") throw new Error("no answer from the server");
           if (keep) { const o = outbox(); delete o[payload.rid]; saveOutbox(o); }
@@ -157,6 +158,12 @@
     const url = new URL(path, location.origin + location.pathname.replace(/[^/]*$/, ""));
     const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
                                  body: JSON.stringify(body), credentials: "same-origin" });
+    if (r.status >= 400 && r.status < 500 && r.status !== 413) {
+      // the route is not reachable as this page sees it (e.g. a proxy that rewrites Host): the same function
+      // through Gradio's server-function call, for the rest of this page's life
+      S.noRoute = true;
+      return S.server[Object.keys(ROUTES).find((k) => ROUTES[k] === path)](body);
+    }
     if (!r.ok) throw new Error(`HTTP ${r.status}`);
     return r.json();
   }

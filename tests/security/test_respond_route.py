@@ -106,3 +106,33 @@ def test_no_body_gets_a_500_or_a_row(server):
     finally:
         st.close()
     assert server.alive()
+
+
+def test_another_sites_page_cannot_post_a_response(server):
+    """A cross-site form or no-cors fetch can send text/plain or a foreign Origin, never both JSON and this
+    host as its Origin: either is refused before the body is read, and nothing is stored."""
+    tok = server.tokens["alice"]
+    server_fn(server.url, "/study", "open_session", {"t": tok})
+    st = Store(server.db)
+    try:
+        n0 = len(st.responses())
+    finally:
+        st.close()
+    body = json.dumps({"t": tok, "item_index": 0, "kind": "press", "media_t": 0.0}).encode()
+    for mount in ("/study", ""):
+        url = f"{server.url}{mount}/api/respond"
+        status, _ = http(url, raw=body, headers={"Content-Type": "text/plain"})
+        assert status == 415
+        status, _ = http(url, raw=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+        assert status == 415
+        status, _ = http(url, raw=body, headers={"Origin": "https://evil.example"})
+        assert status == 403
+    # the page's own origin is accepted
+    host = server.url.split("://", 1)[1]
+    status, text = http(f"{server.url}/study/api/respond", raw=body, headers={"Origin": f"http://{host}"})
+    assert status == 200 and json.loads(text)["ok"]
+    st = Store(server.db)
+    try:
+        assert len(st.responses()) == n0 + 1
+    finally:
+        st.close()
