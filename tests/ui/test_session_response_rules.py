@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from annotation.model import Session
+from annotation.model import Response, Session
 from annotation.store import Store
 from ibench_ui.context import AppContext
 from ibench_ui.session import SessionService, humans_respond, lanes, model_of
@@ -186,6 +186,8 @@ def test_a_human_responds_in_a_both_session_and_in_one_without_a_model(svc, sett
     s = _session(svc, settings=settings)
     out = svc.respond(_req(s, media_t=2.5))
     assert out["ok"] and out["t"] == 2.5, out
+    lane = 'data-lane="model:baseline:motion"'
+    assert (lane in out["timeline_html"]) == ("model" in settings)  # a model session's timeline has its lane
     assert [(r.responder, r.t) for r in _rows(svc)] == [("human:P01", 2.5)]
 
 
@@ -211,7 +213,8 @@ def test_every_stored_field_of_a_press_is_the_requests(svc):
     assert {k: out[k] for k in ("ok", "rid", "t", "kind", "text", "duplicate", "n_rows")} == {
         "ok": True, "rid": "r_0123456789abcdef", "t": 3.0, "kind": "press", "text": "", "duplicate": False,
         "n_rows": 1}
-    assert out["timeline_html"].startswith('<div class="ib-tl" data-n="1" ')  # the page's block has no element id
+    assert out["timeline_html"].startswith('<div class="ib-tl" data-n="1" data-span="32.000">')  # B is 32.0 s long;
+    # the page's block has no element id
     assert 'data-rid="r_0123456789abcdef"' in out["timeline_html"]
 
 
@@ -340,6 +343,53 @@ def test_time_played_since_the_item_opened_is_accepted_and_the_clock_is_the_item
     assert [r.t for r in _rows(svc)] == [23.5]
 
 
+def test_a_time_exactly_at_the_clock_bound_is_accepted(tmp_path):
+    """The bound is t <= elapsed + slack. Reaching it exactly without faking the clock: an item 'opened' at
+    1e300 s has elapsed = now - 1e300 = -1e300 exactly (now, ~1.8e9, is far below the spacing of doubles
+    there), and with slack 1e300 the bound is -1e300 + 1e300 = 0.0: t = 0.0 is accepted, 0.001 is not."""
+    svc = _service(tmp_path, clock_slack=1e300)
+    s = _session(svc)
+    _opened_at(svc, s, 0, 1e300)
+    assert svc.respond(_req(s, media_t=0.0))["ok"]
+    out = svc.respond(_req(s, media_t=0.001))
+    assert not out["ok"] and out["error"].startswith("media_t 0.001 s is ahead of the item's clock"), out
+    assert [r.t for r in _rows(svc)] == [0.0]
+
+
+def _tiny_benchmark(root):
+    """An InteractionBench folder with two one-item videos: 'nodur', whose video file is missing (no duration
+    known: None), and 'short', a real 0.5 s video (5 frames at 10 fps, made by ffmpeg: the test fails if
+    ffmpeg is missing). The response path never plays either."""
+    import json
+    import subprocess
+    ann = root / "annotations" / "demo"
+    ann.mkdir(parents=True)
+    (root / "videos").mkdir()
+    subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=blue:s=64x64:r=10:d=0.5",
+                    "-pix_fmt", "yuv420p", str(root / "videos" / "short.mp4")], check=True, timeout=120)
+    item = {"capability": "PTR", "time_type": "B", "interaction_type": "INS", "range_length": "0-1min",
+            "sub_tag": None, "is_negative": False, "auto_number": False, "question": "Say when it moves.",
+            "question_time_s": 0.0, "answers": [{"time_s": 0.25, "content": "now"}]}
+    for vid in ("nodur", "short"):
+        doc = {"video_id": vid, "domain": "demo", "video": f"videos/{vid}.mp4", "duration_s": 0.5, "items": [item]}
+        (ann / f"{vid}.json").write_text(json.dumps(doc), encoding="utf-8")
+    return root
+
+
+def test_the_end_of_an_item_bounds_its_times_only_when_its_duration_is_known(tmp_path):
+    """No known duration: 30.0 s is accepted. Duration 0.5 s: 0.5 is accepted, 0.75 is past the end."""
+    ctx = AppContext(store=Store(tmp_path / "t.sqlite"), data_dirs={IB: _tiny_benchmark(tmp_path / "ib")})
+    svc = SessionService(ctx, clock_slack=math.inf)
+    assert [(i.id, i.stream.duration) for i in ctx.dataset(IB).items] == [("nodur#0", None), ("short#0", 0.5)]
+    s = svc.ctx.store.create_session("P01", IB, ["nodur#0", "short#0"])
+    assert svc.respond(_req(s, media_t=30.0))["ok"]
+    _advance(svc, s)
+    assert svc.respond(_req(s, idx=1, media_t=0.5))["ok"]
+    out = svc.respond(_req(s, idx=1, media_t=0.75))
+    assert out == {"ok": False, "error": "media_t 0.750 s is past the end of the item (0.500 s); nothing was logged."}
+    assert [(r.item_id, r.t) for r in _rows(svc)] == [("nodur#0", 30.0), ("short#0", 0.5)]
+
+
 # -- retries and duplicate ids -------------------------------------------------------------------
 
 def test_a_retried_id_answers_with_the_stored_response(svc):
@@ -361,12 +411,22 @@ def test_an_id_already_used_in_another_session_is_refused_and_overwrites_nothing
     assert [(r.id, r.session_id, r.t) for r in _rows(svc)] == [(rid, s1.id, 3.0)]
 
 
+def test_an_id_already_used_for_another_item_of_the_session_is_refused(svc):
+    s = _session(svc)
+    rid = "r_" + "5" * 16
+    assert svc.respond(_req(s, rid=rid, media_t=3.0))["ok"]
+    _advance(svc, s)
+    assert svc.respond(_req(s, idx=1, rid=rid, media_t=9.0)) == {"ok": False, "error": SERVER}
+    assert [(r.id, r.item_id, r.t) for r in _rows(svc)] == [(rid, A, 3.0)]
+
+
 def test_the_page_sees_only_this_items_responses_of_this_session(svc):
     s1, s2 = _session(svc), _session(svc, participant="P02")
     for t in (1.0, 2.0):
         assert svc.respond(_req(s2, media_t=t))["ok"]
-    for t in (1.5, 2.5, 3.5):
-        assert svc.respond(_req(s1, media_t=t))["ok"]
+    for n, t in enumerate((1.5, 2.5, 3.5), 1):
+        out = svc.respond(_req(s1, media_t=t))
+        assert out["n_rows"] == n and out["timeline_html"].startswith(f'<div class="ib-tl" data-n="{n}" '), out
     _advance(svc, s1)
     out = svc.respond(_req(s1, idx=1, media_t=0.5))
     assert out["n_rows"] == 1 and out["timeline_html"].startswith('<div class="ib-tl" data-n="1" '), out
@@ -486,3 +546,37 @@ def test_a_human_sessions_result_has_one_score_and_a_model_sessions_two(svc):
     assert "You (P05): 0 response(s)" in fin["result_html"] and f"Model {MODEL}: 0 response(s)" in fin["result_html"]
     assert svc.ctx.store.get_session(both.id).current_index == 1
 
+
+
+def test_an_items_result_shows_this_sessions_responses_only(svc):
+    s1, s2 = _session(svc), _session(svc, participant="P02")
+    r1, r2 = "r_" + "3" * 16, "r_" + "4" * 16
+    assert svc.respond(_req(s1, rid=r1, media_t=3.0))["ok"]
+    assert svc.respond(_req(s2, rid=r2, media_t=4.0))["ok"]
+    fin = svc.finish_item({"session_id": s1.id, "item_index": 0})
+    assert fin["ok"] and f'data-rid="{r1}"' in fin["result_html"] and f'data-rid="{r2}"' not in fin["result_html"]
+
+
+def test_a_response_id_that_is_not_text_names_no_response(svc):
+    """Even a stored response whose id is an odd placeholder text is not reached by a non-text rid."""
+    s = _session(svc)
+    odd = svc.ctx.store.add_response(Response(id="XXXX", item_id=A, benchmark=IB, responder="human:P01",
+                                              session_id=s.id, t=1.0, kind="text", text="orig"))
+    assert odd.id == "XXXX"
+    out = svc.correct({"session_id": s.id, "rid": 5, "text": "new"})
+    assert out == {"ok": False, "error": "That response is not one of this session's responses to the open item; "
+                                         "nothing was changed."}
+    assert [r.text for r in svc.ctx.store.responses(resolve_corrections=False)] == ["orig"]
+
+
+def test_finishing_an_item_stops_its_live_model(svc):
+    """A model session's worker, started by the page's clock, is stopped when the item ends (finish_item
+    returns only after it has stopped), and a late clock report starts nothing."""
+    res = svc.open_session({"participant": "P1", "benchmark": IB, "items": A, "model": "baseline:periodic:2",
+                            "who": "both", "protocol": "blind"})
+    assert res["ok"], res
+    base = {"session_id": res["session"]["id"], "item_index": 0, "item_id": A, "page_id": "pgF"}
+    assert svc.clock({**base, "media_t": 0.0, "paused": False, "rate": 1.0, "event": "playing"})["started"]
+    assert svc.hub.worker("pgF") is not None
+    assert svc.finish_item({"session_id": res["session"]["id"], "item_index": 0})["ok"]
+    assert svc.hub.worker("pgF") is None
