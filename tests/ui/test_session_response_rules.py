@@ -6,6 +6,7 @@ ball_counter#0 (32.0 s)."""
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 import re
 import time
 
@@ -81,8 +82,9 @@ def test_a_study_session_is_reached_only_by_the_participant_app_and_nothing_else
 
 # -- which item -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("idx", [None, True, 0.0, "", "x", "1.0", [0]])
+@pytest.mark.parametrize("idx", [None, True, False, 0.0, "", "x", "X0", "1.0", [0], Decimal(0)])
 def test_an_item_index_that_is_not_a_whole_number_logs_nothing(svc, idx):
+    """A JSON whole number or its text only: a bool, a float, a Decimal (whose text is digits) are refused."""
     s = _session(svc)
     out = svc.respond(_req(s, idx=idx))
     assert out == {"ok": False, "error": "item_index is missing or not a whole number."}
@@ -137,14 +139,20 @@ def test_no_item_is_open_once_the_session_is_done(svc):
     assert _rows(svc) == []
 
 
-def test_a_benchmark_with_no_items_is_named_with_its_folder(tmp_path):
-    empty = tmp_path / "empty_ib"
-    empty.mkdir()
-    svc = SessionService(AppContext(store=Store(tmp_path / "e.sqlite"), data_dirs={IB: empty}),
-                         clock_slack=math.inf)
+def test_a_benchmark_with_no_items_is_named_with_its_folder_and_first_three_problems(tmp_path):
+    """Four unreadable annotation files: no items, and the refusal names the folder and the loader's first
+    three problems (v1, v2, v3; not v4), joined by '; '."""
+    root = tmp_path / "broken_ib"
+    (root / "annotations" / "demo").mkdir(parents=True)
+    for i in range(1, 5):
+        (root / "annotations" / "demo" / f"v{i}.json").write_text("{bad", encoding="utf-8")
+    svc = SessionService(AppContext(store=Store(tmp_path / "e.sqlite"), data_dirs={IB: root}), clock_slack=math.inf)
     s = _session(svc)
     out = svc.respond(_req(s))
-    assert not out["ok"] and out["error"].startswith(f"Benchmark 'interactionbench' has no items loaded from {empty}")
+    head = f"Benchmark 'interactionbench' has no items loaded from {root} ("
+    assert not out["ok"] and out["error"].startswith(head) and out["error"].endswith(").")
+    problems = out["error"][len(head):-2].split("; ")
+    assert [p.split(": invalid JSON")[0] for p in problems] == [f"error: annotations/demo/v{i}.json" for i in (1, 2, 3)]
     assert _rows(svc) == []
 
 
