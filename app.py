@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+
+# verbs that end without the interpreter's teardown (see _exit_now)
+FAST_EXIT = ("score",)
 
 
 def _serve(argv: list[str]) -> int:
@@ -62,5 +66,21 @@ def main(argv: list[str] | None = None) -> int:
     return _serve(argv)
 
 
+def _exit_now(code: int) -> None:
+    """End a finished `score` without the interpreter's teardown, which frees its tens of thousands of
+    objects one by one (~10 ms, a tenth of the command, for memory the OS takes back at once). Safe here:
+    the report is written atomically, fsynced and closed before the command returns, `score` starts no
+    thread or subprocess and registers no exit handler; stdout and stderr are flushed first."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError):  # a reader that went away: nothing more can reach it
+        pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    rc = main()
+    if next((a for a in sys.argv[1:] if a != "--debug"), "") in FAST_EXIT and isinstance(rc, int):
+        _exit_now(rc)
+    sys.exit(rc)

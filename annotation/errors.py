@@ -1,13 +1,12 @@
 """Validation problems that name the file, the item and the field, and say what was expected."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with an input file."""
+class Problem(NamedTuple):
+    """One thing wrong with an input file. (Immutable and typed as a NamedTuple rather than a frozen dataclass:
+    every command imports it, and `score` starts faster without importing dataclasses.)"""
     file: str
     item: Optional[str]
     field: Optional[str]

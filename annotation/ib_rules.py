@@ -53,13 +53,33 @@ def timed_answers(row: dict) -> list[dict]:
 
 def is_valid(row: dict) -> bool:
     """Scoreable: a known time_type and either silence-required or at least one timed answer."""
-    return row.get("time_type") in TIME_TYPES and (should_remain_silent(row) or bool(timed_answers(row)))
+    return family_and_timed(row)[0] is not None
+
+
+def family_and_timed(row: dict) -> tuple[str | None, list[dict]]:
+    """(family, timed answers) from one pass over the answers, for the loader and scorer that need both for
+    every item; the family is None when the row is not scoreable (`is_valid`)."""
+    answers = _answers(row)
+    timed = []
+    all_silent = bool(answers)
+    for a in answers:
+        if is_silent_answer(a):
+            continue
+        all_silent = False
+        if isinstance(a, dict) and a.get("time_s") is not None:
+            timed.append(a)
+    silent = bool(row.get("is_negative")) or all_silent
+    if row.get("time_type") not in TIME_TYPES or not (silent or timed):
+        return None, timed
+    return ("negative" if silent else _answered_family(row)), timed
 
 
 def family(row: dict) -> str:
     """The scoring family, in the reference's dispatch order."""
-    if should_remain_silent(row):
-        return "negative"
+    return "negative" if should_remain_silent(row) else _answered_family(row)
+
+
+def _answered_family(row: dict) -> str:
     if row.get("time_type") == "A":
         return "A_retro_qa"
     if capability(row) in SEGMENT_CAPABILITIES:

@@ -132,6 +132,7 @@ class Store:
         self._gc_busy = False
         self._readers = threading.local()   # per-thread read connections: reads never wait for a commit
         self._reader_conns: list[sqlite3.Connection] = []
+        self._reader_conns_lock = threading.Lock()  # not the write lock: a new thread's first read never waits for a commit
         for attempt in range(100):  # two processes opening a new store at once: switching to WAL and creating
             try:                    # the schema can report "locked" without waiting; retry for up to ~30 s
                 self.db.enable_wal()
@@ -171,8 +172,9 @@ class Store:
         return int(self.db["meta"].get("schema_version")["value"])
 
     def close(self) -> None:
-        for conn in self._reader_conns:
-            conn.close()
+        with self._reader_conns_lock:
+            for conn in self._reader_conns:
+                conn.close()
         self.db.conn.close()
 
     def _reader(self) -> sqlite_utils.Database:
@@ -184,9 +186,16 @@ class Store:
             conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30, isolation_level=None)
             conn.execute("PRAGMA busy_timeout = 30000")
             db = self._readers.db = sqlite_utils.Database(conn)
-            with self._lock:
+            with self._reader_conns_lock:
                 self._reader_conns.append(conn)
         return db
+
+    def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+        """The rows of one read-only statement, as dicts, on this thread's reader: the hot reads of every
+        request (who is calling, which session, which study link) never queue behind a commit's fsync."""
+        cur = self._reader().conn.execute(sql, list(params))
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row)) for row in cur.fetchall()]
 
     # -- sessions -----------------------------------------------------------------------------
     def create_session(self, participant: str, benchmark: str, item_ids: Iterable[str], settings: dict | None = None,
@@ -201,7 +210,7 @@ class Store:
         return s
 
     def get_session(self, session_id: str) -> Optional[Session]:
-        rows = list(self._reader()["sessions"].rows_where("id = ?", [session_id]))
+        rows = self.query("select * from sessions where id = ?", [session_id])
         return _session(rows[0]) if rows else None
 
     def session_data_dir(self, session_id: str) -> str:
@@ -436,13 +445,15 @@ class Store:
                                      "created": time.time(), "active": 1})
 
     def get_user(self, name: str) -> Optional[dict]:
-        with self._lock:
-            rows = list(self.db["users"].rows_where("name = ?", [name]))
+        rows = self.query("select * from users where name = ?", [name])
         return rows[0] if rows else None
 
     def users(self) -> list[dict]:
-        with self._lock:
-            return list(self.db["users"].rows_where(order_by="created"))
+        return self.query("select * from users order by created")
+
+    def has_users(self) -> bool:
+        """Whether any account exists (asked on every call: with none, the loopback user is the admin)."""
+        return bool(self.query("select 1 as one from users limit 1"))
 
     def update_user(self, name: str, **fields) -> None:
         """Change role, password_hash or active of an existing account."""
@@ -457,8 +468,7 @@ class Store:
                                            "expires": expires, "revoked": 0})
 
     def get_token(self, token_hash: str) -> Optional[dict]:
-        with self._lock:
-            rows = list(self.db["auth_tokens"].rows_where("token_hash = ?", [token_hash]))
+        rows = self.query("select * from auth_tokens where token_hash = ?", [token_hash])
         return rows[0] if rows else None
 
     def revoke_token(self, token_hash: str) -> None:

@@ -206,8 +206,7 @@ def _study(r: dict) -> Study:
 
 
 def get_study(store: Store, study_id: str) -> Optional[Study]:
-    with store._lock:
-        rows = list(store.db["studies"].rows_where("id = ?", [str(study_id)]))
+    rows = store.query("select * from studies where id = ?", [str(study_id)])
     return _study(rows[0]) if rows else None
 
 
@@ -221,8 +220,7 @@ def resolve_token(store: Store, token: Any) -> Optional[StudyLink]:
     """The link a token opens, or None when it is malformed, unknown or revoked (the caller says why not)."""
     if not isinstance(token, str) or not 20 <= len(token) <= 128 or not re.fullmatch(r"[A-Za-z0-9_-]+", token):
         return None
-    with store._lock:
-        rows = list(store.db["study_links"].rows_where("token_hash = ?", [token_hash(token)]))
+    rows = store.query("select * from study_links where token_hash = ?", [token_hash(token)])
     if not rows or rows[0]["revoked"]:
         return None
     link = rows[0]

@@ -61,6 +61,18 @@ def start_server(db: Path, port: int) -> subprocess.Popen:
     raise RuntimeError("the app did not start within 120 s")
 
 
+def stop_process(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    """Stop a server started here: SIGTERM, then SIGKILL if it is still running after `grace` seconds."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def peak_rss_mib(pid: int) -> float:
     """The process's resident-set high-water mark (VmHWM) in MiB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -187,11 +199,7 @@ def main(argv=None) -> int:
         wall = time.time() - t1
         peak = peak_rss_mib(proc.pid)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
 
     con = sqlite3.connect(str(db))
     rows = {r[0]: (r[1], json.loads(r[2] or "{}"), r[3]) for r in
@@ -237,11 +245,7 @@ def presenter_main(args) -> int:
     try:
         res = asyncio.run(run_presenter(url_for, args.presenter, 15.0))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
     lat = [x for r in res for x in r["lat"]]
     print(f"presenter: {args.presenter} page(s), scripted model baseline:periodic:1, 15 s each")
     print(f"{'model emit -> caption shown':<28} n={len(lat):4d}  p50 {pct(lat, .5):7.1f} ms  p95 {pct(lat, .95):7.1f} ms  "

@@ -1,5 +1,7 @@
-"""Study load: many participants respond at once through the session's own HTTP function (the gr.HTML
-server function the page calls), against one `python app.py` server on this machine.
+"""Study load: many participants respond at once through the route the page sends responses to
+(`/api/respond`: the session's checked respond function as a plain JSON route), against one
+`python app.py` server on this machine. `--via gradio` sends them through the gr.HTML server
+function instead (Gradio's /gradio_api/component_server), the transport the page used before.
 
     python benchmarks/study_load.py                      # realistic (100 x 20) + stress (10/30/100 x 50)
     python benchmarks/study_load.py --realistic 10x10 --stress 10 --stress-responses 10   # the CI size
@@ -9,7 +11,9 @@ sent a second time with the same id (a page retrying after a lost answer). stres
 back. Every acknowledged response must be in the database afterwards (lost), and no id may be stored
 twice or a retry add a row (duplicated). "ack" is request -> acknowledgement, which the server sends
 only after the row is committed (synchronous=FULL). The anchor is bare sqlite3 on the same disk with
-the same durability, one commit per response, no web server: the floor for per-row commits."""
+the same durability, one commit per response, no web server: the floor for per-row commits. The
+stress phase at 100 clients is also run through the gr.HTML server function on the same server
+(`--side-by-side`), the transport the page used for responses before the route."""
 from __future__ import annotations
 
 import argparse
@@ -18,7 +22,6 @@ import json
 import os
 import random
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.live_latency import free_port, pct, start_server  # noqa: E402
+from benchmarks.live_latency import free_port, pct, start_server, stop_process  # noqa: E402
 
 ITEM = "moving_square#0"
 
@@ -37,6 +40,8 @@ class Client:
     """One participant's session and what it sent and was told."""
     k: int
     session_id: str = ""
+    page: str = ""
+    opened: float = 0.0  # monotonic time the session was opened (media time counts from here)
     acked: set = field(default_factory=set)
     sent: set = field(default_factory=set)
     lat_ms: list = field(default_factory=list)
@@ -61,29 +66,40 @@ def rss_mib(pid: int) -> tuple[float, float]:
 
 async def session_component(http, base: str) -> int:
     """The id of the Session tab's gr.HTML (its server functions live there)."""
-    cfg = (await http.get(f"{base}/config")).json()
+    async with http.get(f"{base}/config") as r:
+        cfg = await r.json()
     for comp in cfg["components"]:
         if (comp.get("props") or {}).get("elem_id") == "session-root":
             return comp["id"]
     raise RuntimeError("no session-root component in /config")
 
 
-async def call(http, base: str, comp: int, page: str, fn: str, data: dict) -> dict:
-    r = await http.post(f"{base}/gradio_api/component_server",
-                        json={"session_hash": page, "component_id": comp, "fn_name": fn, "data": data})
-    r.raise_for_status()
-    return r.json()
+async def call(http, base: str, comp: int, page: str, fn: str, data: dict, via: str = "gradio") -> dict:
+    """One session function call: through the plain JSON route (responses) or Gradio's server function."""
+    if via == "route":
+        url, body = f"{base}/api/{fn}", data
+    else:
+        url, body = f"{base}/gradio_api/component_server", {"session_hash": page, "component_id": comp,
+                                                           "fn_name": fn, "data": data}
+    async with http.post(url, json=body) as r:
+        r.raise_for_status()
+        return await r.json()
 
 
-async def participant(http, base: str, comp: int, c: Client, n: int, mean_gap: float, retry: float,
-                      rng: random.Random) -> None:
-    page = uuid.uuid4().hex[:16]
-    res = await call(http, base, comp, page, "open_session",
+async def open_client(http, base: str, comp: int, c: Client) -> None:
+    """Open the participant's session (before the clock starts: a phase times responses, not page loads)."""
+    c.page = uuid.uuid4().hex[:16]
+    res = await call(http, base, comp, c.page, "open_session",
                      {"participant": f"load{c.k:03d}", "benchmark": "interactionbench", "items": ITEM})
     if not res.get("ok"):
         raise RuntimeError(f"open_session: {res}")
     c.session_id = res["session"]["id"]
-    t_start = time.monotonic()
+    c.opened = time.monotonic()
+
+
+async def participant(http, base: str, comp: int, c: Client, n: int, mean_gap: float, retry: float,
+                      rng: random.Random, via: str) -> None:
+    page, t_start = c.page, c.opened
     for i in range(n):
         if mean_gap > 0:
             await asyncio.sleep(rng.expovariate(1.0 / mean_gap))
@@ -97,7 +113,7 @@ async def participant(http, base: str, comp: int, c: Client, n: int, mean_gap: f
             res = None
             for transport_try in range(4):  # as the page does: a request without an answer is re-sent, same id
                 try:
-                    res = await call(http, base, comp, page, "respond", payload)
+                    res = await call(http, base, comp, page, "respond", payload, via)
                     break
                 except Exception as exc:  # noqa: BLE001 - a failed request is counted, never hidden
                     c.errors.append(f"{type(exc).__name__}: {exc}")
@@ -116,16 +132,22 @@ async def participant(http, base: str, comp: int, c: Client, n: int, mean_gap: f
                 c.errors.append(res.get("error", "?"))
 
 
-async def phase(base: str, clients: int, n: int, mean_gap: float, retry: float, seed: int) -> tuple[list, float]:
-    import httpx
-    limits = httpx.Limits(max_connections=clients + 4, max_keepalive_connections=clients + 4)
-    async with httpx.AsyncClient(limits=limits, timeout=60.0) as http:
+async def phase(base: str, pid: int, clients: int, n: int, mean_gap: float, retry: float, seed: int,
+                via: str) -> tuple[list, float, float, float]:
+    """Open every client's session, then time the responses alone: (clients, wall s, server CPU s, own CPU s)."""
+    # aiohttp: its per-request cost stays flat with 100 open connections (httpx's pool did not, and the
+    # load generator shares these 2 cores with the server)
+    import aiohttp
+    conn = aiohttp.TCPConnector(limit=clients + 4)
+    async with aiohttp.ClientSession(connector=conn, timeout=aiohttp.ClientTimeout(total=60)) as http:
         comp = await session_component(http, base)
         cs = [Client(k=seed * 10000 + k) for k in range(clients)]
-        t0 = time.perf_counter()
-        await asyncio.gather(*(participant(http, base, comp, c, n, mean_gap, retry, random.Random(seed * 7919 + c.k))
-                               for c in cs))
-        return cs, time.perf_counter() - t0
+        for i in range(0, clients, 10):  # a few at a time, as participants arrive
+            await asyncio.gather(*(open_client(http, base, comp, c) for c in cs[i:i + 10]))
+        cpu0, own0, t0 = cpu_s(pid), time.process_time(), time.perf_counter()
+        await asyncio.gather(*(participant(http, base, comp, c, n, mean_gap, retry, random.Random(seed * 7919 + c.k),
+                                           via) for c in cs))
+        return cs, time.perf_counter() - t0, cpu_s(pid) - cpu0, time.process_time() - own0
 
 
 def audit(db: Path, cs: list) -> dict:
@@ -158,19 +180,16 @@ def anchor_rate(folder: Path, n: int) -> float:
 
 
 def run_phase(label: str, base: str, db: Path, pid: int, clients: int, n: int, gap: float, retry: float,
-              seed: int) -> dict:
-    cpu0, own0 = cpu_s(pid), time.process_time()
-    cs, wall = asyncio.run(phase(base, clients, n, gap, retry, seed))
-    cpu, own = cpu_s(pid) - cpu0, time.process_time() - own0
+              seed: int, via: str = "route") -> dict:
+    cs, wall, cpu, own = asyncio.run(phase(base, pid, clients, n, gap, retry, seed, via))
     a = audit(db, cs)
     lat = [x for c in cs for x in c.lat_ms]
     acked = sum(len(c.acked) for c in cs)
     rss, hwm = rss_mib(pid)
-    out = {"label": label, "clients": clients, "per_client": n, "acked": acked, "retries": sum(c.retries for c in cs),
+    out = {"label": label, "via": via, "clients": clients, "per_client": n, "acked": acked, "retries": sum(c.retries for c in cs),
            "errors": sum(len(c.errors) for c in cs), "wall_s": wall, "rate": acked / wall if wall else 0.0,
            "p50_ms": pct(lat, .5), "p95_ms": pct(lat, .95), "max_ms": max(lat) if lat else float("nan"),
-           "rss_mib": rss, "peak_rss_mib": hwm, "server_cpu_ms_per_request": 1000 * cpu / max(1, acked + sum(
-               c.retries for c in cs) + clients), "server_cores": cpu / wall if wall else 0.0,
+           "rss_mib": rss, "peak_rss_mib": hwm, "server_cpu_ms_per_request": 1000 * cpu / max(1, acked + sum(c.retries for c in cs)), "server_cores": cpu / wall if wall else 0.0,
            "client_cores": own / wall if wall else 0.0, "first_errors": sorted({e for c in cs for e in c.errors})[:3], **a}
     print(f"{label:<22} {clients:4d} x {n:3d}  acked {acked:5d} (+{out['retries']} retries)  "
           f"{out['rate']:7.1f} resp/s  p50 {out['p50_ms']:6.1f} ms  p95 {out['p95_ms']:7.1f} ms  "
@@ -241,6 +260,11 @@ def main(argv=None) -> int:
     ap.add_argument("--stress", default="10,30,100", help="concurrent clients per stress phase ('' to skip)")
     ap.add_argument("--stress-responses", dest="stress_n", type=int, default=50)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--via", choices=["route", "gradio"], default="route",
+                    help="route: the JSON route the page sends responses to; gradio: the gr.HTML server function")
+    ap.add_argument("--side-by-side", dest="side", default="100",
+                    help="stress phases (concurrent clients) re-run through the gr.HTML server function in the same "
+                         "run, as the anchor for the route ('' to skip)")
     ap.add_argument("--json", help="also write the figures here")
     ap.add_argument("--in-process", dest="in_process", default="100x20",
                     help="clients x responses for the service-only comparison, group commit vs per-row (0x0: skip)")
@@ -251,26 +275,32 @@ def main(argv=None) -> int:
     proc = start_server(db, port)
     base = f"http://127.0.0.1:{port}"
     rss0, _ = rss_mib(proc.pid)
-    print(f"server pid {proc.pid} up, RSS {rss0:.0f} MiB; db {db}", flush=True)
+    print(f"server pid {proc.pid} up, RSS {rss0:.0f} MiB; db {db}; responses via {args.via}", flush=True)
     results = []
     try:
         p, n = parse_grid(args.realistic)
         if p and n:
-            results.append(run_phase("realistic (human pace)", base, db, proc.pid, p, n, args.gap, args.retry, 1))
+            results.append(run_phase("realistic (human pace)", base, db, proc.pid, p, n, args.gap, args.retry, 1,
+                                     args.via))
         for k, clients in enumerate(int(x) for x in args.stress.split(",") if x.strip()):
             results.append(run_phase("stress (back to back)", base, db, proc.pid, clients, args.stress_n, 0.0,
-                                     args.retry, 2 + k))
+                                     args.retry, 2 + k, args.via))
+        if args.via == "route":
+            for k, clients in enumerate(int(x) for x in args.side.split(",") if x.strip()):
+                results.append(run_phase("stress via gradio fn", base, db, proc.pid, clients, args.stress_n, 0.0,
+                                         args.retry, 50 + k, "gradio"))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
     n_anchor = max((r["acked"] for r in results), default=500)
     anchor = anchor_rate(tmp, min(2000, max(200, n_anchor)))
     print(f"anchor: bare sqlite3 (WAL, synchronous=FULL, one commit per row, no server): {anchor:.0f} rows/s")
     for r in results:
         print(f"  {r['label']:<22} {r['clients']:4d} clients: {r['rate']:7.1f} resp/s = {r['rate'] / anchor:.2f} x anchor")
+    for g in (r for r in results if r["via"] == "gradio" and args.via == "route"):
+        for r in (r for r in results if r["via"] == "route" and r["label"].startswith("stress")
+                  and r["clients"] == g["clients"]):
+            print(f"  route vs gr.HTML server function, {g['clients']} clients, same server: {r['rate']:.0f} vs "
+                  f"{g['rate']:.0f} resp/s = {r['rate'] / g['rate']:.2f} x; p95 {r['p95_ms']:.0f} vs {g['p95_ms']:.0f} ms")
     ip_c, ip_n = parse_grid(args.in_process)
     service = {}
     if ip_c and ip_n:

@@ -28,11 +28,12 @@ def page_head() -> str:
     return session_head() + BROWSE_PLAYER_JS
 
 
-def build_app(ctx: AppContext) -> gr.Blocks:
+def build_app(ctx: AppContext, routes: dict | None = None) -> gr.Blocks:
     """The studio. Each tab's event functions are wrapped with a server-side role check (ibench_ui.guard):
     Browse, Runs and the Annotation tabs need a signed-in account (they check finer roles inside), Compare
     and Leaderboard show everyone's responses and need a reviewer or admin. The local single user (no
-    accounts, loopback) passes every check."""
+    accounts, loopback) passes every check. `routes`, when given, receives the Session tab's hot functions
+    that the host also serves as plain JSON routes."""
     with gr.Blocks(title="ibench-ui") as demo:
         gr.Markdown("# ibench-ui — real-time interaction benchmarks")
         token = gr.State("")  # the page's annotation sign-in, shared by tabs that show staff-only data
@@ -47,7 +48,7 @@ def build_app(ctx: AppContext) -> gr.Blocks:
                 build_browse(ctx, token, demo)
             mark(ANYONE)
             with gr.Tab("Session", id="session"):
-                build_session(ctx)  # server functions: checked inside (study links have their own app)
+                build_session(ctx, routes=routes)  # server functions: checked inside (study links have their own app)
             with gr.Tab("Runs", id="runs"):
                 build_runs(ctx, token)
             mark(ANYONE)

@@ -51,7 +51,7 @@ class AppContext:
     def local_user(self) -> Optional[auth.User]:
         """The single person on their own machine (no accounts, loopback bind) acts as admin without
         signing in; once an account exists, or the app listens beyond loopback, everyone signs in."""
-        if self.loopback and not self.store.users():
+        if self.loopback and not self.store.has_users():
             return LOCAL_USER
         return None
 

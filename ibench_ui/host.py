@@ -3,6 +3,10 @@
   /study/     the participant app (ibench_ui.participant): a study link's session, nothing else
   /media/<id> item media by opaque id, with HTTP Range (ibench_ui.media_route)
   /           the staff studio (ibench_ui.app): every function checks the caller's role on the server
+  /api/respond, /study/api/respond
+              the response path (a press or typed answer) as a plain JSON route: the same checked
+              function the page's Gradio server function calls, without Gradio's per-call dispatch,
+              so many participants answering at once are not held up by it (issue 14, load)
 
 Around both: request bodies are size-limited and Gradio's upload route is closed (no page of
 ours uploads a file), so nothing a visitor sends lands on disk except through a session function."""
@@ -18,6 +22,8 @@ from fastapi.responses import FileResponse, PlainTextResponse
 
 from ibench_ui.context import AppContext
 from ibench_ui.media_route import MediaIndex
+
+RESPOND_THREADS = 64  # worker threads for the response route: enough waiters for the store's group commit
 
 MAX_BODY = 12 * 2**20  # bytes: a 30 s, 48 kHz voice clip in base64 is under 4 MB
 STUDY_MOUNT = "/study"
@@ -84,8 +90,55 @@ class _TooLarge(Exception):
     pass
 
 
-def build_host(ctx: AppContext) -> FastAPI:
-    """The FastAPI app with the media route, the participant app and the studio mounted."""
+class FastRoutes:
+    """ASGI, outermost: a POST to one of `routes` (path -> checked session function, which answers every
+    body, refusals included, with a JSON object) is answered here, in a worker thread, ahead of FastAPI's
+    routing, telemetry and middleware; every other request goes on to `app` unchanged. The response path
+    is the one many participants hit at once, so it carries no per-call work it does not need."""
+
+    def __init__(self, app, routes: dict, limiter, max_body: int = MAX_BODY):
+        self.app, self.routes, self.limiter, self.max_body = app, routes, limiter, max_body
+
+    async def __call__(self, scope, receive, send):
+        fn = self.routes.get(scope.get("path")) if scope["type"] == "http" else None
+        if fn is None:
+            return await self.app(scope, receive, send)
+        import anyio
+        import orjson
+        from starlette.responses import Response
+
+        if scope["method"] != "POST":
+            return await PlainTextResponse("Method not allowed.", status_code=405,
+                                           headers={"Allow": "POST"})(scope, receive, send)
+        body, more = bytearray(), True
+        while more:
+            msg = await receive()
+            if msg["type"] == "http.disconnect":
+                return
+            body += msg.get("body", b"")
+            more = msg.get("more_body", False)
+            if len(body) > self.max_body:
+                return await PlainTextResponse("Request body too large.", status_code=413)(scope, receive, send)
+        try:
+            req = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            req = None  # the function refuses a body that is not a JSON object
+        try:
+            out = orjson.dumps(await anyio.to_thread.run_sync(fn, req, limiter=self.limiter))
+        except Exception:  # noqa: BLE001 - logged for the operator; the page gets a reply, not the server's insides
+            import logging
+            logging.getLogger(__name__).exception("route %s failed", scope.get("path"))
+            out, status = orjson.dumps({"ok": False, "error": "The server could not handle this request; nothing "
+                                                               "was logged."}), 500
+        else:
+            status = 200
+        await Response(out, status_code=status, media_type="application/json",
+                       headers={"Cache-Control": "no-store"})(scope, receive, send)
+
+
+def build_host(ctx: AppContext) -> "FastRoutes":
+    """The web app: the FastAPI app with the media route, the participant app and the studio mounted,
+    behind the plain response routes (FastRoutes)."""
     from ibench_ui.app import CSS, build_app, page_head
     from ibench_ui.participant import PARTICIPANT_CSS, build_participant_app
     from ibench_ui.runs import RUNS_CSS
@@ -100,16 +153,21 @@ def build_host(ctx: AppContext) -> FastAPI:
             return PlainTextResponse("Not found.", status_code=404)
         return FileResponse(path, headers={"Cache-Control": "private, max-age=3600"})
 
-    participant = build_participant_app(ctx)
+    import anyio
+
+    participant_routes: dict = {}
+    studio_routes: dict = {}
+    participant = build_participant_app(ctx, routes=participant_routes)
     participant.queue(default_concurrency_limit=16)
+    studio = build_app(ctx, routes=studio_routes)
+    studio.queue(default_concurrency_limit=16)
     gr.mount_gradio_app(app, participant, path=STUDY_MOUNT, css=CSS + PARTICIPANT_CSS, head=page_head(), footer_links=[],
                         show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
-    studio = build_app(ctx)
-    studio.queue(default_concurrency_limit=16)
     gr.mount_gradio_app(app, studio, path="", css=CSS + RUNS_CSS, head=page_head(), footer_links=["api"],
                         show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
     app.add_middleware(Guard)
-    return app
+    fast = {f"{STUDY_MOUNT}/api/respond": participant_routes["respond"], "/api/respond": studio_routes["respond"]}
+    return FastRoutes(app, fast, anyio.CapacityLimiter(RESPOND_THREADS))
 
 
 def free_port(host: str, start: int = 7860, tries: int = 100) -> int:

@@ -52,7 +52,9 @@ class ParticipantService:
         return getattr(self.svc, name)(scoped)
 
 
-def build_participant_app(ctx: AppContext, svc: SessionService | None = None) -> gr.Blocks:
+def build_participant_app(ctx: AppContext, svc: SessionService | None = None, routes: dict | None = None) -> gr.Blocks:
+    """The study page; `routes`, when given, receives the hot functions the host also serves as plain JSON
+    routes (see ibench_ui.host), each the same token-scoped function the page's server functions call."""
     svc = svc or SessionService(ctx, links=True)
     if not svc.links:
         raise ValueError("the participant app needs a SessionService(links=True)")
@@ -72,6 +74,9 @@ def build_participant_app(ctx: AppContext, svc: SessionService | None = None) ->
     def calibrate(req): return ps.call("calibrate", req)        # reaction-time calibration (issue 14)
     def model_check(req): return ps.call("model_check", req)
     def hear(req): return ps.call("hear", req)  # duplex microphone: answered, never used (no live model here)
+
+    if routes is not None:
+        routes["respond"] = respond
 
     async def wait_model(req):  # no live model for participants: answer at once, never hold a request
         return {"ok": True, "events": [], "cursor": 0}

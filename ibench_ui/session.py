@@ -35,7 +35,7 @@ from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, valid
 from ibench_ui import study_flow
 from annotation.calibration import CalibrationError, summarize as summarize_calibration
 from annotation.studies import get_study
-from ibench_ui.timeline import HUMAN_LANE, is_model, lane_of, timeline_html
+from ibench_ui.timeline import HUMAN_LANE, is_model, lane_of, model_mark_html, row_html, timeline_html
 from scoring.live import score_responses
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -384,6 +384,16 @@ class SessionService:
                     return old, True
             raise
 
+    def _ack_row(self, s: Session, idx: int, item: Item, r: Response) -> dict:
+        """The acknowledged row as the live timeline draws it, for the page to insert: the cost of an
+        acknowledgement stays the same however many rows the item already has (no re-read, no re-render).
+        Without a known duration the track's span depends on every row, so the whole timeline is sent."""
+        span = float(item.stream.duration or 0.0)
+        if span <= 0:
+            return self._live(s, item)
+        return {"row": {"rid": r.id, "item_index": idx, "t": r.t, "lane": lane_of(r),
+                        "mark_html": model_mark_html(r, span), "row_html": row_html(r)}}
+
     def _live(self, s: Session, item: Item) -> dict:
         rows = self.ctx.store.responses(session_id=s.id, item_id=item.id)
         return {"timeline_html": timeline_html(rows, item.stream.duration, elem_id="", lanes=lanes(s)),
@@ -556,7 +566,7 @@ class SessionService:
                                         text=text, frame_t=frame_t, wall_time=t_recv,
                                         page_id=_page_id(req), meta=meta))
             return {"ok": True, "rid": r.id, "t": r.t, "kind": r.kind, "text": r.text, "duplicate": dup,
-                    **self._live(s, item)}
+                    **self._ack_row(s, idx, item, r)}
         except (SessionInputError, KeyError) as exc:
             return self._fail(exc)
 
@@ -1001,12 +1011,14 @@ MODEL_ROLES = ("admin",)  # a live model in a session runs a model: an admin act
 NOT_SIGNED_IN = ("Sign in on the Annotation tab to use the Session tab; participants use their study link.")
 
 
-def build_session(ctx: AppContext, service: Optional[SessionService] = None) -> SessionService:
+def build_session(ctx: AppContext, service: Optional[SessionService] = None,
+                  routes: Optional[dict] = None) -> SessionService:
     """Lay out the Session tab inside the current Blocks context; returns its service.
 
     In the studio every call is checked on the server: the local single user, or a signed-in staff
     member whose sign-in token the page sends as `auth`; opening a session with a live model is an
-    admin action. Study sessions are not reachable here (their link's app serves them)."""
+    admin action. Study sessions are not reachable here (their link's app serves them). `routes`, when
+    given, receives the hot functions the host also serves as plain JSON routes (see ibench_ui.host)."""
     import gradio as gr
 
     svc = service or SessionService(ctx)
@@ -1040,6 +1052,9 @@ def build_session(ctx: AppContext, service: Optional[SessionService] = None) -> 
     def study_step(req): return gate("study_step", req)
     def calibrate(req): return gate("calibrate", req)
     def model_check(req): return gate("model_check", req)
+
+    if routes is not None:
+        routes["respond"] = respond
 
     async def wait_model(req):  # async: a waiting page holds no server thread
         if not isinstance(req, dict):

@@ -34,13 +34,13 @@ def usage(message: str, flag: Optional[str] = None) -> CliError:
     return CliError(message, file=flag, code=USAGE)
 
 
-_LINE_ITEM = re.compile(r"^line (\d+)$")
+_LINE_ITEM = r"^line (\d+)$"  # (compiled by re on first use: only a refusal needs it)
 
 
 def from_problem(problem, code: int = DATA) -> CliError:
     """A loader/reader Problem (file, item, field, message) as a CliError; an item 'line N' becomes file:N."""
     line, item = None, problem.item
-    m = _LINE_ITEM.match(str(item or ""))
+    m = re.match(_LINE_ITEM, str(item or ""))
     if m:
         line, item = int(m.group(1)), None
     return CliError(problem.message, file=problem.file, line=line, item=item, field=problem.field, code=code)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, replace
 from typing import Callable
 
 from runners import checks, score_checks
@@ -16,15 +15,16 @@ from runners.cli_errors import CliError, usage
 _IB_ONLY = ("mcq_key", "delta", "pre_tol", "gate_thresh", "items", "judge_cache_dir")
 _API_ARGS = {"base_url": "base_url", "api_key_env": "key_env", "timeout_s": "timeout", "max_retries": "retries",
              "max_tokens": "max_tokens"}
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"  # (compiled by re on first use: only api: judges need it)
 # the reference's --judge-prompt names -> our model judges' prompt versions (stored verdicts keep v1/v2)
 _MODEL_PROMPTS = {"v1": "ib-v1-equivalence", "v2": "ib-v2-containment"}
 
 
-@dataclass
 class Plan:
-    checked: score_checks.Checked
-    score: Callable[[], dict]
+    """What the checks let through and the scoring still to run on it."""
+
+    def __init__(self, checked: score_checks.Checked, score: Callable[[], dict]) -> None:
+        self.checked, self.score = checked, score
 
 
 def check_score_args(a) -> Plan:
@@ -115,7 +115,7 @@ def _judge_spec(a):
         base = args.pop("base_url", None) or os.environ.get("IBENCH_JUDGE_BASE_URL") or \
             os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         args.setdefault("api_key_env", "IBENCH_JUDGE_API_KEY")
-        if not _ENV_NAME.match(args["api_key_env"]):
+        if not re.match(_ENV_NAME, args["api_key_env"]):
             raise usage("expected the NAME of an environment variable holding the key, found something else",
                         "--judge-arg api_key_env")
         opts = {_API_ARGS[k]: v for k, v in args.items()}
@@ -161,18 +161,17 @@ def _interactionbench(a, chk) -> Plan:
     rows, problems, item_file = scan(a.data)  # one read: the rows to score and every annotation problem
     view = score_checks.DataView("interactionbench", a.data, problems, item_file)
     score_checks.dataset(view, a.skip_invalid, a.as_reference, chk)
-    rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
-    ids = {ib.ib_rules.item_id(r) for r in rows}
+    if chk.left_out:
+        rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
+    ids = item_file.keys() - chk.left_out  # the item ids of the rows kept
     split = score_checks.items(a.items, ids, a.skip_unknown, a.as_reference, chk) if a.items else None
-    preds = score_checks.ib_predictions(a.preds, rows, a.skip_invalid, a.skip_unknown, a.as_reference, chk)
+    preds = score_checks.ib_predictions(a.preds, rows, ids, a.skip_invalid, a.skip_unknown, a.as_reference, chk)
     if chk.left_out:
         rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
     key = score_checks.mcq_key(a.mcq_key) if a.mcq_key else None
     given = {"delta": a.delta, "pre_tol": pre_tol, "gate_thresh": a.gate_thresh, "use_gate": a.gate or None,
-             "skip_missing": a.skip_missing or None, "fixed": a.fixed or None}
+             "skip_missing": a.skip_missing or None, "fixed": a.fixed or None, "items": split}
     cfg = ib.IBConfig.from_dict({k: v for k, v in given.items() if v is not None})  # unset: paper defaults
-    if split is not None:
-        cfg = replace(cfg, items=split)
     store = _store(a)
     try:
         judge = ib.build_judge(a.judge, a.judge_cache_dir, prompt=a.judge_prompt or "v2", verdict_cache=store)
@@ -297,6 +296,7 @@ def _omniinteract(a, chk) -> Plan:
     except ValueError as exc:
         raise usage(str(exc), "--reference-args") from None
     if a.fixed:
+        from dataclasses import replace
         config = replace(config, fixed=True)
     store = _store(a)
     from runners.evaluate import oi_transport

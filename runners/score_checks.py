@@ -5,9 +5,8 @@ why, so the report can carry it."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Collection, Optional
 
 from annotation.errors import Problem
 from runners.cli_errors import DATA, CliError, from_problem
@@ -16,12 +15,14 @@ if TYPE_CHECKING:  # (InteractionBench scoring reads rows, never builds the data
     from annotation.dataset import Dataset
 
 
-@dataclass
 class Checked:
     """What the checks let through: bad items to leave out (with every problem that put them there) and the
-    problems that were skipped or tolerated, for the report."""
-    left_out: set = field(default_factory=set)
-    skipped: list = field(default_factory=list)  # Problem, printed and stored in the report
+    problems that were skipped or tolerated, for the report. (A plain class: `score` does not import
+    dataclasses, whose import costs more than the rest of its start-up.)"""
+
+    def __init__(self) -> None:
+        self.left_out: set[str] = set()
+        self.skipped: list = []  # Problem or CliError, printed and stored in the report
 
     def skip(self, problem: Problem, item: Optional[str] = None) -> None:
         self.skipped.append(problem)
@@ -39,13 +40,12 @@ class Checked:
                 "problems": self.lines()}
 
 
-@dataclass
 class DataView:
     """What the dataset check needs: the problems found and which file each item came from."""
-    benchmark: str
-    root: str
-    problems: list
-    item_file: dict  # item id -> annotation file (as problems name it)
+
+    def __init__(self, benchmark: str, root: str, problems: list, item_file: dict) -> None:
+        self.benchmark, self.root, self.problems = benchmark, root, problems
+        self.item_file = item_file  # item id -> annotation file (as problems name it)
 
     @property
     def errors(self) -> list:
@@ -98,13 +98,13 @@ def _refuse_or_skip(p, item: Optional[str], skip: bool, chk: Checked, hint: str)
     chk.skip(p, item)
 
 
-def ib_predictions(path: str, rows: list[dict], skip_invalid: bool, skip_unknown: bool,
+def ib_predictions(path: str, rows: list[dict], known: Collection[str], skip_invalid: bool, skip_unknown: bool,
                    as_reference: bool, chk: Checked) -> list[dict]:
-    """Read and check an InteractionBench preds.jsonl; returns the lines to score. Structure errors (not an
-    object, emissions not a list of {t, content}, non-finite t) are always errors; out-of-stream times, odd
-    item_index values, duplicates and unknown items pass only with --as-reference (scored as the reference does)."""
+    """Read and check an InteractionBench preds.jsonl against the dataset's rows and their item ids (`known`);
+    returns the lines to score. Structure errors (not an object, emissions not a list of {t, content}, non-finite
+    t) are always errors; out-of-stream times, odd item_index values, duplicates and unknown items pass only with
+    --as-reference (scored as the reference does)."""
     from annotation import jsonio
-    from annotation import ib_rules
     name = str(path)
     pairs, problems = jsonio.read_jsonl_lines(Path(path), name)
     if problems and problems[0].item is None:  # the file itself cannot be read
@@ -112,7 +112,6 @@ def ib_predictions(path: str, rows: list[dict], skip_invalid: bool, skip_unknown
     bad_line = {int(p.item.split()[1]) for p in problems}
     for p in problems:
         _refuse_or_skip(p, None, skip_invalid, chk, "or pass --skip-invalid")
-    known = {ib_rules.item_id(r): r for r in rows}
     durations = {r["video_id"]: _seconds(r.get("duration_s")) for r in rows}
     if not pairs and not bad_line and not as_reference:  # the reference scores an empty file as all silent
         raise CliError("expected one prediction line per item, found an empty file (--as-reference scores it "
@@ -158,7 +157,7 @@ def ib_predictions(path: str, rows: list[dict], skip_invalid: bool, skip_unknown
             continue
         seen[iid] = lineno
         out.append(line)
-    return [ln for ln in out if _key(ln) not in chk.left_out]
+    return [ln for ln in out if _key(ln) not in chk.left_out] if chk.left_out else out
 
 
 def _seconds(v: Any) -> float:
@@ -186,23 +185,23 @@ def _check_emissions(line: dict, iid: str, duration: float, as_reference: bool, 
         _refuse_or_skip(err("emissions", f"expected a list of {{t, content}}, found {_show(ems)}", iid), iid,
                         skip_invalid, chk, "or pass --skip-invalid")
         return False
-    for k, e in enumerate(ems):
-        f = f"emissions[{k}]"
+    for k, e in enumerate(ems):  # (the field name is spelled only for a problem)
         if not isinstance(e, dict):
-            _refuse_or_skip(err(f, f"expected an object {{t, content}}, found {_show(e)}", iid), iid, skip_invalid,
-                            chk, "or pass --skip-invalid")
+            _refuse_or_skip(err(f"emissions[{k}]", f"expected an object {{t, content}}, found {_show(e)}", iid), iid,
+                            skip_invalid, chk, "or pass --skip-invalid")
             return False
-        c = e.get("content")
-        if as_reference and (c is None or not str(c).strip()):
-            continue  # the reference drops blank emissions before reading their time
+        if as_reference:
+            c = e.get("content")
+            if c is None or not str(c).strip():
+                continue  # the reference drops blank emissions before reading their time
         t = e.get("t")
         if not (isinstance(t, (int, float)) and not isinstance(t, bool)) or not math.isfinite(t):
-            _refuse_or_skip(err(f + ".t", f"expected a finite number of stream seconds, found {_show(t)}", iid), iid,
-                            skip_invalid, chk, "or pass --skip-invalid")
+            _refuse_or_skip(err(f"emissions[{k}].t", f"expected a finite number of stream seconds, found {_show(t)}",
+                                iid), iid, skip_invalid, chk, "or pass --skip-invalid")
             return False
         if not as_reference and (t < 0 or (duration > 0 and t > duration)):
             where = f"inside the stream [0, {duration:g}] s" if duration > 0 else "a time >= 0 s"
-            _refuse_or_skip(err(f + ".t", f"expected {where}, found {t:g}", iid), iid, skip_invalid, chk,
+            _refuse_or_skip(err(f"emissions[{k}].t", f"expected {where}, found {t:g}", iid), iid, skip_invalid, chk,
                             "or pass --skip-invalid; --as-reference scores it as the reference does")
             return False
     return True

@@ -3,12 +3,12 @@ item's MCQ scorer when keyed, else the judge (its `.vdc` for A answers and segme
 A judge that raises JudgeUnavailable yields None here and is counted, never scored 0."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from scoring.judges.base import JudgeResult, JudgeUnavailable, score_or_raise
 from scoring.lexical import content_score
-from scoring.mcq import MCQKey, MCQScorer
+
+if TYPE_CHECKING:  # the judge and MCQ modules are imported when a judge or an answer key is used
+    from scoring.mcq import MCQKey
 
 JudgeFn = Callable[[str, str, str], float]
 
@@ -21,6 +21,7 @@ def as_judge_fn(judge: Any) -> Optional[JudgeFn]:
     if callable(judge):
         return judge
     if hasattr(judge, "judge"):
+        from scoring.judges.base import JudgeResult, score_or_raise
         name = getattr(judge, "name", type(judge).__name__)
 
         def call(q: str, g: str, p: str) -> float:
@@ -30,26 +31,28 @@ def as_judge_fn(judge: Any) -> Optional[JudgeFn]:
     raise TypeError(f"judge {judge!r}: expected a callable (question, gt, pred) -> float or a .judge() method")
 
 
-@dataclass
 class ContentCounter:
     """Counts verdicts that could not be obtained (excluded from scores)."""
-    unavailable: int = 0
-    errors: list[str] = field(default_factory=list)
+
+    def __init__(self) -> None:
+        self.unavailable = 0
+        self.errors: list[str] = []
 
 
-@dataclass
 class ItemContent:
     """Content scoring for one item: `plain` for trigger content and the gate, `answer` for A answers
-    and segments (the judge's .vdc when it has one). Both return None when the judge is unavailable."""
-    question: str
-    fn: Optional[JudgeFn]
-    vdc: Optional[JudgeFn]
-    fixed: bool
-    counter: ContentCounter
+    and segments (the judge's .vdc when it has one). Both return None when the judge is unavailable.
+    (Plain classes here: one is built per item, and `score` does not import dataclasses.)"""
+    __slots__ = ("question", "fn", "vdc", "fixed", "counter")
+
+    def __init__(self, question: str, fn: Optional[JudgeFn], vdc: Optional[JudgeFn], fixed: bool,
+                 counter: ContentCounter) -> None:
+        self.question, self.fn, self.vdc, self.fixed, self.counter = question, fn, vdc, fixed, counter
 
     def _run(self, fn: Optional[JudgeFn], gt: str, pred: str) -> Optional[float]:
         if fn is None:
             return content_score(gt, pred, self.fixed)
+        from scoring.judges.base import JudgeUnavailable
         try:
             return float(fn(self.question, gt, pred))
         except JudgeUnavailable as exc:
@@ -69,6 +72,7 @@ def item_content(question: str, judge_fn: Optional[JudgeFn], judge: Any, key: Op
                  fixed: bool, counter: ContentCounter) -> ItemContent:
     """The content scorer of one item: a keyed item's MCQ scorer replaces the judge everywhere."""
     if key is not None:
+        from scoring.mcq import MCQScorer
         mcq = MCQScorer(key, fixed)
         return ItemContent(question, mcq, mcq, fixed, counter)
     vdc = getattr(judge, "vdc", None) if judge is not None else None

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from dataclasses import dataclass
-from typing import Callable, NamedTuple, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from scoring.refmath import exact_mean
 
@@ -14,30 +13,38 @@ Emission = tuple[float, str]
 Gate = Callable[[int, str], bool]
 
 
-class Event(NamedTuple):
+class Event:
     """One standard response time r* and its (merged) reference text."""
-    time: float
-    ref: str
+    __slots__ = ("time", "ref")
+
+    def __init__(self, time: float, ref: str) -> None:
+        self.time, self.ref = time, ref
 
 
 def merge_events(timed_answers: Sequence[dict]) -> list[Event]:
     """Group answers by exactly equal time_s into one event each; references joined with '; ', by time."""
+    if len(timed_answers) == 1:  # the common case, without the grouping
+        a = timed_answers[0]
+        ref = a.get("content") or ""
+        if isinstance(ref, str):
+            return [Event(float(a["time_s"]), ref)]
     groups: dict[float, list[str]] = {}
     for a in timed_answers:
         groups.setdefault(float(a["time_s"]), []).append(a.get("content") or "")
     return [Event(t, "; ".join(c for c in groups[t] if c)) for t in sorted(groups)]
 
 
-@dataclass
 class Timing:
-    """The outcome of attributing emissions to events: per event the matched emission and delay."""
-    n_gt: int
-    n_resp: int
-    match: list[Optional[int]]       # emission index per event
-    delay: list[Optional[float]]
-    v_premature: int = 0
-    v_redundant: int = 0
-    v_spurious: int = 0
+    """The outcome of attributing emissions to events: per event the matched emission and delay. (A plain
+    class: one is built per item, and `score` does not import dataclasses.)"""
+    __slots__ = ("n_gt", "n_resp", "match", "delay", "v_premature", "v_redundant", "v_spurious")
+
+    def __init__(self, n_gt: int, n_resp: int, match: list[Optional[int]], delay: list[Optional[float]],
+                 v_premature: int = 0, v_redundant: int = 0, v_spurious: int = 0) -> None:
+        self.n_gt, self.n_resp = n_gt, n_resp
+        self.match = match  # emission index per event
+        self.delay = delay
+        self.v_premature, self.v_redundant, self.v_spurious = v_premature, v_redundant, v_spurious
 
     @property
     def n_matched(self) -> int:

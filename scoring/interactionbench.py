@@ -8,29 +8,24 @@ from __future__ import annotations
 import json
 import math
 from bisect import bisect_right
-from dataclasses import dataclass, replace
+from operator import itemgetter
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 
 from annotation import ib_rules
 from scoring.ib_aggregate import aggregate, format_table, headline, summarize  # noqa: F401 (re-exported)
 from scoring.ib_content import ContentCounter, ItemContent, as_judge_fn, item_content
 from scoring.ib_timing import Emission, decision_timing, merge_events
 from scoring.lexical import extract_number
-from scoring.mcq import load_key, read_key_file
 from scoring.refmath import exact_mean, hmean, total_of
 
 
 REALTIME_BUDGET_S = 0.2
+_TIME = itemgetter(0)  # an emission's time
 PER_ITEM_FIELDS = ("family", "accuracy", "timing_accuracy", "silence_compliance", "timing_score", "total_score")
 
 
-@dataclass(frozen=True)
-class IBConfig:
-    """Scoring options. Defaults are the paper protocol (delta 5 s, tolerance 1 s, gate off).
-
-    pre_tol=float('inf') is the human-reference greedy mode; items is a split (item ids to keep);
-    skip_missing drops items without a prediction line; fixed opts into corrections of reference bugs."""
+class _IBOptions(NamedTuple):
     delta: float = 5.0
     pre_tol: float = 1.0
     use_gate: bool = False
@@ -39,13 +34,25 @@ class IBConfig:
     items: Optional[tuple[str, ...]] = None
     fixed: bool = False
 
-    def __post_init__(self) -> None:
+
+class IBConfig(_IBOptions):
+    """Scoring options. Defaults are the paper protocol (delta 5 s, tolerance 1 s, gate off).
+
+    pre_tol=float('inf') is the human-reference greedy mode; items is a split (item ids to keep);
+    skip_missing drops items without a prediction line; fixed opts into corrections of reference bugs.
+    Immutable and typed as a NamedTuple (`cfg._replace(...)` for a changed copy) rather than a frozen
+    dataclass: `score` starts faster without importing dataclasses."""
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "IBConfig":
+        self = super().__new__(cls, *args, **kwargs)
         if not (isinstance(self.delta, (int, float)) and self.delta > 0 and math.isfinite(self.delta)):
             raise ValueError(f"IBConfig.delta must be a positive number of seconds, got {self.delta!r}")
         if not (isinstance(self.pre_tol, (int, float)) and self.pre_tol >= 0):
             raise ValueError(f"IBConfig.pre_tol must be >= 0 seconds or float('inf'), got {self.pre_tol!r}")
         if self.items is not None and not isinstance(self.items, tuple):
-            object.__setattr__(self, "items", tuple(self.items))
+            self = self._replace(items=tuple(self.items))
+        return self
 
     @classmethod
     def from_dict(cls, d: dict) -> "IBConfig":
@@ -109,7 +116,7 @@ def filtered_emissions(line: Optional[dict], iid: str) -> list[Emission]:
             raise ValueError(f"predictions for {iid}: emissions[{k}] needs a numeric stream time 't' "
                              f"(seconds), got {e.get('t')!r}") from None
         out.append((t, c))
-    out.sort(key=lambda x: x[0])
+    out.sort(key=_TIME)
     return out
 
 
@@ -242,20 +249,17 @@ def score_segments(timed: list[dict], ems: list[Emission], duration: float, cfg:
 
 
 def score_row(row: dict, iid: str, line: Optional[dict], duration: float, domain: Any, cfg: IBConfig,
-              content: ItemContent) -> dict:
-    """The full reference record of one valid item."""
+              content: ItemContent, family: str, timed: list[dict]) -> dict:
+    """The full reference record of one valid item (`family` and `timed` as ib_rules.family_and_timed gives)."""
     ems = filtered_emissions(line, iid)
-    fam = ib_rules.family(row)
-    if fam == "negative":
+    if family == "negative":
         rec = score_negative(ems)
+    elif family == "A_retro_qa":
+        rec = score_retro_qa(row, timed, ems, cfg, content)
+    elif family == "C_segments":
+        rec = score_segments(timed, ems, duration, cfg, content)
     else:
-        timed = ib_rules.timed_answers(row)
-        if fam == "A_retro_qa":
-            rec = score_retro_qa(row, timed, ems, cfg, content)
-        elif fam == "C_segments":
-            rec = score_segments(timed, ems, duration, cfg, content)
-        else:
-            rec = score_trigger(timed, ems, cfg, content, fam == "C_counting")
+        rec = score_trigger(timed, ems, cfg, content, family == "C_counting")
     rec.update(latency_fields(line, duration))
     cap = ib_rules.capability(row)
     rec.update({
@@ -270,22 +274,25 @@ def score_row(row: dict, iid: str, line: Optional[dict], duration: float, domain
 
 # ---------------------------------------------------------------- scoring entry points
 
-def unique_valid_rows(rows: Sequence[dict]) -> list[tuple[dict, str]]:
-    """(row, item id) of the scoreable rows in order; a repeated item id keeps the later row in the earlier
-    one's place (the reference keys its items by id, e.g. two files with one video_id)."""
-    by_id: dict[str, dict] = {}
-    for r in rows:
-        if ib_rules.is_valid(r):
-            by_id[ib_rules.item_id(r)] = r
-    return [(r, iid) for iid, r in by_id.items()]
+def unique_valid_rows(rows: Sequence[dict], ids: Sequence[str]) -> list[tuple[dict, str, str, list[dict]]]:
+    """(row, item id, family, timed answers) of the scoreable rows (ids: each row's item id) in order; a repeated
+    item id keeps the later row in the earlier one's place (the reference keys its items by id, e.g. two files
+    with one video_id)."""
+    by_id: dict[str, tuple[dict, str, str, list[dict]]] = {}
+    for r, iid in zip(rows, ids):
+        fam, timed = ib_rules.family_and_timed(r)
+        if fam is not None:
+            by_id[iid] = (r, iid, fam, timed)
+    return list(by_id.values())
 
 
-def select_rows(rows: Sequence[dict], cfg: IBConfig, lines: Optional[dict] = None) -> list[tuple[dict, str]]:
-    """(row, item id) of the valid rows (one per id), restricted to the split (cfg.items) and, with
-    skip_missing, to the items that have a prediction line."""
+def select_rows(rows: Sequence[dict], ids: Sequence[str], cfg: IBConfig,
+                lines: Optional[dict] = None) -> list[tuple[dict, str, str, list[dict]]]:
+    """`unique_valid_rows` restricted to the split (cfg.items) and, with skip_missing, to the items that have a
+    prediction line."""
     keep = set(cfg.items) if cfg.items is not None else None
-    return [(r, iid) for r, iid in unique_valid_rows(rows)
-            if (keep is None or iid in keep) and not (cfg.skip_missing and lines is not None and iid not in lines)]
+    return [sel for sel in unique_valid_rows(rows, ids)
+            if (keep is None or sel[1] in keep) and not (cfg.skip_missing and lines is not None and sel[1] not in lines)]
 
 
 def video_fields(row: dict) -> tuple[float, Any]:
@@ -306,19 +313,24 @@ def score(rows: list[dict], preds: list[dict], config: IBConfig = IBConfig(), ju
     .n_missing, .vdc); JudgeUnavailable excludes that content and is counted in config.judge_unavailable.
     mcq_key: answer-key rows; mcq_key_source / items_source: what the config block names as their source."""
     cfg = config
-    lines = index_predictions(preds, set(map(ib_rules.item_id, rows)), cfg.fixed)
-    selected = select_rows(rows, cfg, lines)
-    keys = load_key(mcq_key) if mcq_key else {}
+    ids = list(map(ib_rules.item_id, rows))
+    lines = index_predictions(preds, set(ids), cfg.fixed)
+    selected = select_rows(rows, ids, cfg, lines)
+    if mcq_key:
+        from scoring.mcq import load_key
+        keys = load_key(mcq_key)
+    else:
+        keys = {}
     judge_fn = as_judge_fn(judge)
     missing_before = int(getattr(judge, "n_missing", 0) or 0) if judge is not None else 0
     counter = ContentCounter()
     records = []
-    for r, iid in selected:
+    for r, iid, fam, timed in selected:
         key = keys.get(iid)
         content = item_content(r.get("question") or "", judge_fn, judge, key, cfg.fixed, counter)
         duration, domain = video_fields(r)  # each row's own: one video_id may span two files
         line = lines.get(iid)
-        rec = score_row(r, iid, line, duration, domain, cfg, content)
+        rec = score_row(r, iid, line, duration, domain, cfg, content, fam, timed)
         if key is not None:
             rec["mcq"] = True
         if line:
@@ -388,12 +400,13 @@ def evaluate(data_dir: str | Path, preds_path: str | Path, mcq_key_path: Optiona
              verdict_cache: Any = None) -> dict:
     """Read the native annotations, preds.jsonl, the optional MCQ key and split file, then `score` them."""
     from annotation.loaders.interactionbench import load_rows
+    from scoring.mcq import read_key_file
     rows = load_rows(data_dir)
     preds = read_predictions(preds_path)
     key = read_key_file(mcq_key_path) if mcq_key_path is not None else None
     judge = build_judge(judge_spec, judge_cache_dir, verdict_cache=verdict_cache)
     if items_path is not None:
-        config = replace(config, items=read_split(items_path))
+        config = config._replace(items=read_split(items_path))
     return score(rows, preds, config, judge, key,
                  mcq_key_source=str(mcq_key_path) if mcq_key_path is not None else None,
                  items_source=str(items_path) if items_path is not None else None)

@@ -29,15 +29,40 @@ def annotation_root(root: Path) -> Path:
     return root
 
 
-def annotation_files(root: Path) -> list[Path]:
+def annotation_files(root: Path) -> list[str]:
     """The files the reference reads, in its order: any annotation.json below the search folder (path order),
-    else every *.json below it ordered by (directory parts..., file stem)."""
-    base = annotation_root(root)
-    legacy = sorted(base.rglob("annotation.json"))
+    else every *.json below it ordered by (directory parts..., file stem). Found as pathlib's rglob finds them
+    (symlinked folders not entered, unreadable ones skipped) in one os.scandir pass over the tree; each spelled
+    as str(Path) spells it (the labels in problems depend on it), without building 530 Path objects."""
+    base = str(annotation_root(root))
+    folders = _folders(base)
+    prefix = "" if base == "." else base.rstrip("/") + "/"  # str(Path(base, *parts)): "." vanishes, "/" stays one
+    legacy = [(*parts, "annotation.json") for parts, names in folders
+              if "annotation.json" in names and os.path.exists(prefix + "/".join((*parts, "annotation.json")))]
     if legacy:
-        return legacy
-    # (*parent.parts, stem); a file's parts[:-1] are its parent's parts, without building each parent Path
-    return sorted(base.rglob("*.json"), key=lambda p: (*p.parts[:-1], p.stem))
+        return [prefix + "/".join(key) for key in sorted(legacy)]
+    # Path.stem of a name ending in .json: the name without it, unless that would leave nothing
+    found = [((*parts, name[:-5] if len(name) > 5 else name), (*parts, name)) for parts, names in folders
+             for name in names if name.endswith(".json")]
+    found.sort(key=lambda f: f[0])
+    return [prefix + "/".join(rel) for _, rel in found]
+
+
+def _folders(base: str) -> list[tuple[tuple[str, ...], list[str]]]:
+    """(folder parts relative to base, entry names) for base and every folder below it; like rglob, a symlink
+    to a folder is listed but not entered and a folder that cannot be read (PermissionError) is skipped."""
+    out: list[tuple[tuple[str, ...], list[str]]] = []
+    todo: list[tuple[str, ...]] = [()]
+    while todo:
+        parts = todo.pop()
+        try:
+            with os.scandir(os.path.join(base, *parts)) as it:
+                entries = list(it)
+        except PermissionError:
+            continue
+        out.append((parts, [e.name for e in entries]))
+        todo.extend((*parts, e.name) for e in entries if e.is_dir(follow_symlinks=False))
+    return out
 
 
 class _Checker:
@@ -83,7 +108,10 @@ def _check_item(ck: _Checker, iid: str, it: Any, duration: float) -> bool:
     q = it.get("question")
     if q is not None and not isinstance(q, str):
         ck.error(iid, "question", f"expected text, got {type(q).__name__}")
-    ck.time(iid, "question_time_s", it.get("question_time_s"), allow_null=True)
+    qt = it.get("question_time_s")
+    qt_ok = is_number(qt)
+    if qt is not None and not (qt_ok and qt >= 0):  # (field names are spelled only for a problem)
+        ck.time(iid, "question_time_s", qt, allow_null=True)
     for flag in ("is_negative", "auto_number"):
         if flag in it and not isinstance(it[flag], bool) and it[flag] is not None:
             ck.error(iid, flag, f"expected true or false, got {it[flag]!r}")
@@ -95,42 +123,43 @@ def _check_item(ck: _Checker, iid: str, it: Any, duration: float) -> bool:
         ck.error(iid, "answers", f"expected a list, got {type(answers).__name__}")
         return False
     ok = True
-    qt = it.get("question_time_s") if is_number(it.get("question_time_s")) else 0.0
+    qt = qt if qt_ok else 0.0
     for k, a in enumerate(answers):
-        f = f"answers[{k}]"
         if not isinstance(a, dict):
-            ck.error(iid, f, f"expected an object, got {type(a).__name__}")
+            ck.error(iid, f"answers[{k}]", f"expected an object, got {type(a).__name__}")
             ok = False
             continue
-        ck.time(iid, f + ".time_s", a.get("time_s"), allow_null=True)
+        t = a.get("time_s")
+        t_ok = is_number(t)
+        if t is not None and not (t_ok and t >= 0):
+            ck.time(iid, f"answers[{k}].time_s", t, allow_null=True)
         if "evidence_time_s" in a:
-            ck.time(iid, f + ".evidence_time_s", a.get("evidence_time_s"), allow_null=True)
+            ck.time(iid, f"answers[{k}].evidence_time_s", a.get("evidence_time_s"), allow_null=True)
         c = a.get("content")
         if c is not None and not isinstance(c, str):
-            ck.error(iid, f + ".content", f"expected text, got {type(c).__name__}")
+            ck.error(iid, f"answers[{k}].content", f"expected text, got {type(c).__name__}")
             ok = False
-        t = a.get("time_s")
-        if is_number(t):
+        if t_ok:
             if tt == "A" and 0 <= t < qt:
-                ck.warn(iid, f + ".time_s", f"answer at {t}s comes before its question at {qt}s"
-                                            " (type A is timed at the question; check the annotation)")
+                ck.warn(iid, f"answers[{k}].time_s", f"answer at {t}s comes before its question at {qt}s"
+                                                     " (type A is timed at the question; check the annotation)")
             if duration and t > duration:
-                ck.warn(iid, f + ".time_s", f"answer at {t}s is after the video ends ({duration}s)")
+                ck.warn(iid, f"answers[{k}].time_s", f"answer at {t}s is after the video ends ({duration}s)")
     if tt in ib_rules.TIME_TYPES and not ib_rules.is_valid(it):
         ck.warn(iid, "answers", "no timed answer and not silence-required; the item is not scoreable and is skipped")
     return ok and ck.n_errors == n_errors
 
 
-def _label(path: Path, root: Path) -> str:
+def _label(path: str, root: Path) -> str:
     """The file's path relative to the dataset root (as text; a string prefix test, the files being found
     below the root), else the path as given."""
-    text, prefix = str(path), str(root).rstrip(os.sep) + os.sep
-    if text.startswith(prefix) and prefix != os.sep:
-        return text[len(prefix):]
-    return str(path.relative_to(root)) if path.is_relative_to(root) else text
+    prefix = str(root).rstrip(os.sep) + os.sep
+    if path.startswith(prefix) and prefix != os.sep:
+        return path[len(prefix):]
+    return str(Path(path).relative_to(root)) if Path(path).is_relative_to(root) else path
 
 
-def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Optional[dict], list[dict], list[Problem]]:
+def _read_video_file(path: str, root: Path, keep_all: bool = False) -> tuple[Optional[dict], list[dict], list[Problem]]:
     """One annotation file -> (video header, golden-shaped rows, problems). With `keep_all`, items with errors
     are kept as the reference reads them (it scores e.g. an unknown capability as a trigger)."""
     label = _label(path, root)
@@ -140,17 +169,18 @@ def _read_video_file(path: Path, root: Path, keep_all: bool = False) -> tuple[Op
         return None, [], [prob]
     if not isinstance(doc, dict):
         return None, [], [Problem(label, None, None, f"expected a JSON object with video_id and items, got {type(doc).__name__}")]
-    legacy = path.name == "annotation.json"
+    folder, name = os.path.split(path)
+    legacy = name == "annotation.json"
     vid = doc.get("video_id")
     if not vid:  # the reference falls back on a missing, null or empty video_id
-        vid = path.parent.name if legacy else path.stem
+        vid = os.path.basename(folder) if legacy else Path(name).stem
         ck.warn(None, "video_id", f"missing; using {vid!r} from the file name")
     elif not isinstance(vid, str):
         ck.error(None, "video_id", f"expected a non-empty string, got {vid!r}")
         vid = str(vid)
     domain = doc.get("domain") or doc.get("category")  # null/empty domain: category, then the folder
     if not domain:
-        domain = path.parent.parent.name if legacy else path.parent.name
+        domain = os.path.basename(os.path.dirname(folder)) if legacy else os.path.basename(folder)
     duration = doc.get("duration_s")
     if not duration:
         if duration is None:

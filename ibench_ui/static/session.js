@@ -21,7 +21,7 @@
     pageId: uuid(), server: null, root: null, sess: null, item: null, started: false, active: false,
     maxT: 0, frameT: null, inflight: new Set(), nRows: -1, finishing: false, typingT: null,
     mic: null, rec: null, asr: { status: "idle", message: "" }, logged: 0,
-    model: "", human: true, cursor: 0, polling: false, modelRows: new Map(), speech: new Map(), shown: {}, modelN: 0,
+    model: "", human: true, cursor: 0, polling: false, rows: new Map(), speech: new Map(), shown: {}, modelN: 0,
     practice: false, countingDown: false, cal: null, thinking: null, modelReady: true,
   };
 
@@ -119,7 +119,7 @@
       let delay = 250;
       for (let attempt = 0; ; attempt++) {
         try {
-          const res = await S.server[fn](withCreds(payload));
+          const res = ROUTES[fn] ? await postRoute(ROUTES[fn], withCreds(payload)) : await S.server[fn](withCreds(payload));
           // Gradio's client resolves to undefined when the request failed (it only logs a warning)
           if (!res || typeof res.ok !== "boolean") throw new Error("no answer from the server");
           if (keep) { const o = outbox(); delete o[payload.rid]; saveOutbox(o); }
@@ -149,6 +149,18 @@
     }
   }
 
+  // the response path is also a plain JSON route beside this page (ibench_ui.host): the same checked
+  // function as the server function, without Gradio's per-call dispatch
+  const ROUTES = { respond: "api/respond" };
+
+  async function postRoute(path, body) {
+    const url = new URL(path, location.origin + location.pathname.replace(/[^/]*$/, ""));
+    const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
+                                 body: JSON.stringify(body), credentials: "same-origin" });
+    if (!r.ok) throw new Error(`HTTP ${r.status}`);
+    return r.json();
+  }
+
   function withCreds(payload) {
     /* The server checks who calls (issue 10): a study link's token, or the studio's staff sign-in. */
     const out = Object.assign({}, payload);
@@ -174,7 +186,9 @@
     if (!res) return;
     if (!res.ok) { status(res.error, true); return; }
     S.logged += res.duplicate ? 0 : 1;
-    if (typeof res.n_rows === "number" && res.n_rows >= S.nRows) {
+    if (res.row) {  // the new row alone (the server no longer re-renders the item's whole log per press)
+      if (S.item && res.row.item_index === S.item.index) { S.rows.set(res.row.rid, res.row); insertRow(res.row); }
+    } else if (typeof res.n_rows === "number" && res.n_rows >= S.nRows) {
       S.nRows = res.n_rows;
       setTimeline(res.timeline_html);
     }
@@ -414,7 +428,7 @@
       (resume > 0 ? ` · resuming at ${fmt(resume)}` : "");
     $("#item-result").hidden = true; $("#item-result").innerHTML = "";
     $("#next-btn").hidden = true;
-    S.modelRows = new Map(); S.speech = new Map(); stopModelAudio(); S.realtime = false; S.micOut = null;
+    S.rows = new Map(); S.speech = new Map(); stopModelAudio(); S.realtime = false; S.micOut = null;
     setTimeline(res.timeline_html); S.nRows = res.n_rows;
     $("#session-request").textContent = "";
     $("#session-request").dataset.shown = "0";
@@ -796,7 +810,7 @@
 
   function onModelEvent(ev) {
     if (!S.sess || !S.item || ev.session_id !== S.sess.id || ev.item_index !== S.item.index) return;
-    if (ev.type === "response") { S.modelRows.set(ev.rid, ev); insertModelRow(ev); spoke(ev); return; }
+    if (ev.type === "response") { S.rows.set(ev.rid, ev); insertRow(ev); spoke(ev); return; }
     if (ev.type === "speech") { speechPiece(ev); return; }
     if (ev.type === "call") {
       if (ev.state === "thinking") { S.thinking = { since: performance.now(), t: ev.t }; tickThinking(); }
@@ -826,10 +840,26 @@
     if (ev) { el.dataset.rid = ev.rid; el.dataset.emitMs = Number(ev.emit_wall_ms).toFixed(1); el.dataset.shownMs = nowWall().toFixed(1); }
   }
 
-  function modelStateNow() { const el = $("#model-state"); return el ? el.dataset.state || "" : ""; }
+  // a "thinking" state stays on screen at least this long before the next one replaces it: an audience
+  // cannot read a state shown for one frame (a scripted or fast model's call can take a few ms)
+  const STATE_HOLD_MS = 300;
+
+  function modelStateNow() {
+    if (S.pendingState) return S.pendingState.state;
+    const el = $("#model-state"); return el ? el.dataset.state || "" : "";
+  }
 
   function modelState(state, text) {
     const el = $("#model-state"); if (!el) return;
+    clearTimeout(S.stateTimer); S.pendingState = null;
+    const wait = state && state !== "error" && state !== "thinking" ? (S.heldUntil || 0) - performance.now() : 0;
+    if (wait > 0) {  // shown once the hold is over (a newer state replaces this pending one)
+      S.pendingState = { state, text };
+      S.stateTimer = setTimeout(() => modelState(state, text), wait);
+      return;
+    }
+    if (state === "thinking" && el.dataset.state !== "thinking") S.heldUntil = performance.now() + STATE_HOLD_MS;
+    else if (state !== "thinking") S.heldUntil = 0;
     el.dataset.state = state || ""; el.hidden = !state;
     el.textContent = state ? `${S.model}: ${text || state}` : "";
     el.classList.toggle("ib-bad", state === "error");
@@ -867,13 +897,16 @@
 
   function playheadLoop() { if (S.item && S.started && !S.finishing) playhead(); requestAnimationFrame(playheadLoop); }
 
-  function insertModelRow(ev) {
-    /* Draw one pushed model row now: a mark in its lane and a list row in time order. */
+  function insertRow(ev) {
+    /* Draw one row now, as the server renders it: a mark in its lane (or on the plain track) and a list
+       row in time order. Rows are a pushed model response or the acknowledgement of this page's own. */
     const tl = $("#session-timeline .ib-tl");
     if (!tl) return;
     const esc = (x) => (window.CSS && CSS.escape) ? CSS.escape(x) : String(x).replace(/["\\]/g, "\\$&");
-    if (tl.querySelector(`li[data-rid="${esc(ev.rid)}"]`)) { noteShown(tl); return; }
-    const lane = tl.querySelector(`.ib-tl-lane[data-lane="${esc(ev.lane || ev.responder)}"]`);
+    const model = ev.emit_wall_ms !== undefined;
+    if (tl.querySelector(`li[data-rid="${esc(ev.rid)}"]`)) { if (model) noteShown(tl); return; }
+    const lane = tl.querySelector(`.ib-tl-lane[data-lane="${esc(ev.lane || ev.responder)}"]`)
+      || (tl.querySelector(".ib-tl-lane") ? null : tl.querySelector(".ib-tl-track"));
     if (lane && !lane.querySelector(`[data-rid="${esc(ev.rid)}"]`)) lane.insertAdjacentHTML("beforeend", ev.mark_html);
     const list = tl.querySelector(".ib-tl-list");
     const tmp = document.createElement("ol");
@@ -882,13 +915,14 @@
     let before = null;
     for (const x of list.children) { if (Number(x.dataset.t) < ev.t) { before = x; break; } }
     list.insertBefore(li, before);
+    const n = list.children.length;
+    tl.dataset.n = n;
+    const cnt = tl.querySelector(".ib-tl-count"); if (cnt) cnt.textContent = `${n} response(s) logged`;
+    if (!model) return;
     const shown = nowWall();
     if (!S.shown[ev.rid]) S.shown[ev.rid] = { emit: ev.emit_wall_ms, shown, t: ev.t, via: "push" };
     li.dataset.emitMs = Number(ev.emit_wall_ms).toFixed(1);
     li.dataset.shownMs = S.shown[ev.rid].shown.toFixed(1);
-    const n = list.children.length;
-    tl.dataset.n = n;
-    const cnt = tl.querySelector(".ib-tl-count"); if (cnt) cnt.textContent = `${n} response(s) logged`;
     document.dispatchEvent(new CustomEvent("ibench:model", { detail: { ...S.shown[ev.rid], rid: ev.rid } }));
   }
 
@@ -961,7 +995,7 @@
     const tl = box.querySelector(".ib-tl");
     if (!tl) return;
     noteShown(tl);
-    for (const ev of S.modelRows.values()) insertModelRow(ev);
+    for (const ev of S.rows.values()) insertRow(ev);
     for (const [rid, sp] of S.speech) drawSpan(rid, sp);
   }
 

@@ -1,5 +1,6 @@
-"""annotation.jsonio reads through orjson where it gives json's own values and through json everywhere else:
-the values and the Problems a file gives are those json.loads gives (expected values written out by hand)."""
+"""annotation.jsonio reads through json's C scanner directly (json.loads's wrappers skipped) and through json.loads
+for everything the scanner refuses: the values and the Problems a file gives are those json.loads gives (expected
+values written out by hand)."""
 import math
 
 from annotation.jsonio import read_json, read_jsonl_lines
@@ -60,3 +61,13 @@ def test_jsonl_lines_read_each_value_as_json_does(tmp_path):
     assert pairs[2][0] == 4 and math.isnan(pairs[2][1]["b"]) and len(pairs) == 3
     assert [p.message for p in problems] == [
         "invalid JSON at line 5 column 2: Expecting property name enclosed in double quotes"]
+
+
+def test_whitespace_around_a_value_and_extra_data_read_as_json_reads_them(tmp_path):
+    assert _read(tmp_path, b' \t\r\n{"a": [1]}\n\n') == ({"a": [1]}, None)
+    _, prob = _read(tmp_path, b'{"a": 1} {"b": 2}')
+    assert prob.message == "invalid JSON at line 1 column 10: Extra data (truncated or hand-edited file?)"
+    _, prob = _read(tmp_path, '{"a": 1}\u00a0'.encode())  # not JSON whitespace
+    assert prob.message == "invalid JSON at line 1 column 9: Extra data (truncated or hand-edited file?)"
+    _, prob = _read(tmp_path, b'\x0b{"a": 1}')
+    assert prob.message == "invalid JSON at line 1 column 1: Expecting value (truncated or hand-edited file?)"

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.live_latency import stop_process
+
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -55,12 +57,8 @@ class AppServer:
         raise RuntimeError(f"app did not start in {timeout}s:\n{self.log.read_text()[-3000:]}")
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        if self.proc:
+            stop_process(self.proc)
 
 
 @pytest.fixture(scope="module")

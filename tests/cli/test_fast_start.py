@@ -79,3 +79,36 @@ def test_score_interactionbench_imports_no_logging(tmp_path, h, ib_demo):
     rc, mods = _modules_after(h, ["score", "interactionbench", str(preds), "--data", str(ib_demo),
                                   "--out", str(tmp_path / "o.json")], tmp_path)
     assert rc == 0 and "logging" not in mods
+
+
+def _app(h, argv, cwd):
+    """`python app.py <argv>` as a user runs it (stdout and stderr to pipes, so they are block-buffered)."""
+    return subprocess.run([sys.executable, str(h.REPO / "app.py"), *argv], cwd=cwd, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+
+
+def test_score_ends_without_teardown_yet_loses_no_output(tmp_path, h, ib_demo):
+    """`score` skips the interpreter's teardown (app._exit_now): its piped table, its stderr line and its
+    report must all be whole, and its exit code kept, as with a normal exit."""
+    preds = h.write_ib_preds(tmp_path / "preds.jsonl")
+    out = tmp_path / "o.json"
+    fast = _app(h, ["score", "interactionbench", str(preds), "--data", str(ib_demo), "--out", str(out)], tmp_path)
+    assert fast.returncode == 0, fast.stderr
+    assert fast.stderr.strip() == f"wrote {out}"
+    lines = fast.stdout.splitlines()
+    assert lines[0].split() == ["n", "Total", "Acc", "TA", "SC"] and lines[-1].startswith("delta 5.0 s, pre_tol")
+    # the same command in a process that exits normally: byte-identical stdout and report
+    normal = subprocess.run([sys.executable, "-c", "import sys; from app import main; sys.exit(main(sys.argv[1:]))",
+                             "score", "interactionbench", str(preds), "--data", str(ib_demo), "--out",
+                             str(tmp_path / "n.json")], cwd=h.REPO, capture_output=True, text=True,
+                            env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+    assert normal.returncode == 0 and normal.stdout == fast.stdout
+    assert (tmp_path / "n.json").read_bytes() == out.read_bytes()
+    json.loads(out.read_text())
+
+
+def test_a_refused_score_keeps_its_exit_code_and_its_one_error_line(tmp_path, h):
+    res = _app(h, ["score", "interactionbench", "--data", str(tmp_path / "nope"), "--preds",
+                   str(tmp_path / "p.jsonl")], tmp_path)
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr.count("\n") == 1 and res.stderr.startswith("error: ") and "--data" in res.stderr

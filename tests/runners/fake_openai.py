@@ -1,6 +1,8 @@
 """A scripted OpenAI-compatible chat server: FastAPI + uvicorn in its own process on 127.0.0.1.
 
 Each request pops the next scripted action: ("text", reply), ("status", code[, headers]), ("sleep", s, reply),
+("hold", reply) for a request answered only after its client has gone (a timeout that is certain, whatever
+the client's timeout and however loaded the machine),
 ("malformed",) for a 200 that is not JSON, ("no_choices",), ("tool", name, args). With an empty script it
 answers the default reply after the configured latency, or the reply of an `after(t, reply)` rule once the
 prompt's stream time reaches t (a model that notices an event). Periodic faults: `every(n, action)` gives every n-th
@@ -116,6 +118,12 @@ def create_app():
             if kind == "sleep":
                 await asyncio.sleep(action[1])
                 return JSONResponse(_completion(action[2]))
+            if kind == "hold":
+                for _ in range(6000):  # up to 5 minutes: a client's timeout ends it long before
+                    if await request.is_disconnected():
+                        break
+                    await asyncio.sleep(0.05)
+                return JSONResponse(_completion(action[1]))
             if kind == "malformed":
                 return PlainTextResponse("this is not json {", media_type="application/json")
             if kind == "no_choices":

@@ -100,8 +100,10 @@ def test_malformed_bodies_are_retried_and_counted(fake_server, tmp_path):
 
 
 def test_client_error_and_timeout_have_their_own_kinds(fake_server, tmp_path):
-    fake_server.reset(("status", 400), ("sleep", 3.0, SPEAK), ("sleep", 3.0, SPEAK))
-    rc = _run(fake_server, tmp_path, "--backend-option", "retries=1", "--backend-option", "timeout=0.5",
+    # held calls are answered only after the client gave up: the two timeouts are certain, and the 2 s
+    # limit leaves the answered calls of ticks 3-4 ample time on a loaded machine
+    fake_server.reset(("status", 400), ("hold", SPEAK), ("hold", SPEAK))
+    rc = _run(fake_server, tmp_path, "--backend-option", "retries=1", "--backend-option", "timeout=2",
               "--backend-option", "backoff=0.01", "--on-error", "silence", ids=("color_scene#3",))
     assert rc == 0
     h = _report(tmp_path)["run_health"]

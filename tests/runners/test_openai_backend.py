@@ -51,8 +51,8 @@ def test_500_is_retried(fake_server, clip):
 
 
 def test_timeout_is_retried_then_fails(fake_server):
-    fake_server.push(("sleep", 1.5, "late"), ("sleep", 1.5, "late"))
-    backend = _backend(fake_server, timeout=0.3, retries=1, backoff=0.01)
+    fake_server.push(("hold", "late"), ("hold", "late"))  # answered only after the client gave up
+    backend = _backend(fake_server, timeout=2.0, retries=1, backoff=0.01)
     from runners.protocols.base import Decision
     d = Decision("x", "sliding", 1.0, [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], [], "hi")
     with pytest.raises(BackendFailure, match="2 attempts"):

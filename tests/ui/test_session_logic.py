@@ -98,11 +98,17 @@ def test_bad_open_requests_write_nothing(svc, req, msg):
 def test_press_and_text_are_committed_with_browser_times(svc):
     res = _open(svc)
     r1 = _press(svc, res, 3.217, rid="r_" + "a" * 16)
-    assert r1["ok"] and r1["t"] == 3.217 and r1["n_rows"] == 1 and "▲" in r1["timeline_html"]
+    assert r1["ok"] and r1["t"] == 3.217 and r1["row"]["rid"] == "r_" + "a" * 16 and r1["row"]["item_index"] == 0
+    assert "▲" in r1["row"]["mark_html"] and 'data-t="3.217"' in r1["row"]["row_html"]
+    assert "timeline_html" not in r1  # the acknowledgement carries the new row alone, never the whole log
     r2 = svc.respond({"session_id": res["session"]["id"], "item_index": 0, "kind": "text", "media_t": 4.5,
                       "text": "  the square moves <b>left</b> ", "source": "enter"})
     assert r2["ok"] and r2["text"] == "the square moves <b>left</b>"
-    assert "<b>left</b>" not in r2["timeline_html"] and "&lt;b&gt;left" in r2["timeline_html"]  # escaped
+    assert "<b>left</b>" not in r2["row"]["row_html"] and "&lt;b&gt;left" in r2["row"]["row_html"]  # escaped
+    # the page inserts exactly what the server draws when it renders the item's timeline whole (a reload)
+    whole = svc.open_session({"session_id": res["session"]["id"]})["timeline_html"]
+    for r in (r1, r2):
+        assert r["row"]["row_html"] in whole and r["row"]["mark_html"] in whole
     rows = svc.ctx.store.responses(session_id=res["session"]["id"])
     assert [(r.kind, r.t, r.responder) for r in rows] == [("press", 3.217, "human:P01"), ("text", 4.5, "human:P01")]
     assert rows[0].id == "r_" + "a" * 16 and rows[0].frame_t == pytest.approx(3.177) and rows[0].page_id == "pg1"
