@@ -118,7 +118,7 @@ def test_an_earlier_items_response_is_refused_not_logged_under_the_current_item(
     late2 = svc.respond(_req(s, idx=0, media_t=6.0))
     assert late2 == {"ok": False, "error": f"Item 1 {NOT_OPEN}"}
     now = svc.respond(_req(s, idx=1, item_id=B, media_t=7.0))
-    assert now["ok"] and now["n_rows"] == 1, now
+    assert now["ok"] and now["row"]["item_index"] == 1, now
     assert [(r.item_id, r.t, r.meta["item_index"]) for r in _rows(svc, s)] == [(A, 1.0, 0), (B, 7.0, 1)]
 
 
@@ -194,8 +194,10 @@ def test_a_human_responds_in_a_both_session_and_in_one_without_a_model(svc, sett
     s = _session(svc, settings=settings)
     out = svc.respond(_req(s, media_t=2.5))
     assert out["ok"] and out["t"] == 2.5, out
+    assert out["row"]["lane"] == "human"
+    whole = svc.open_session({"session_id": s.id})["timeline_html"]
     lane = 'data-lane="model:baseline:motion"'
-    assert (lane in out["timeline_html"]) == ("model" in settings)  # a model session's timeline has its lane
+    assert (lane in whole) == ("model" in settings)  # a model session's timeline has the model's lane
     assert [(r.responder, r.t) for r in _rows(svc)] == [("human:P01", 2.5)]
 
 
@@ -218,12 +220,16 @@ def test_every_stored_field_of_a_press_is_the_requests(svc):
     assert r.meta == {"source": "key", "paused": False, "rate": 1.5, "ready_state": 4, "client_wall_ms": 1000.25,
                       "input_ts_wall_ms": 999, "typing_started_t": "2.5", "item_index": 1,
                       "server_recv": r.wall_time}
-    assert {k: out[k] for k in ("ok", "rid", "t", "kind", "text", "duplicate", "n_rows")} == {
-        "ok": True, "rid": "r_0123456789abcdef", "t": 3.0, "kind": "press", "text": "", "duplicate": False,
-        "n_rows": 1}
-    assert out["timeline_html"].startswith('<div class="ib-tl" data-n="1" data-span="32.000">')  # B is 32.0 s long;
-    # the page's block has no element id
-    assert 'data-rid="r_0123456789abcdef"' in out["timeline_html"]
+    assert {k: out[k] for k in ("ok", "rid", "t", "kind", "text", "duplicate")} == {
+        "ok": True, "rid": "r_0123456789abcdef", "t": 3.0, "kind": "press", "text": "", "duplicate": False}
+    # the acknowledgement carries the new row as the timeline draws it: B is 32.0 s long, so the mark sits at
+    # 100 * 3.0 / 32.0 = 9.375 % of the track
+    row = out["row"]
+    assert {k: row[k] for k in ("rid", "item_index", "t", "lane")} == {
+        "rid": "r_0123456789abcdef", "item_index": 1, "t": 3.0, "lane": "human"}
+    assert 'data-rid="r_0123456789abcdef" style="left:9.375%"' in row["mark_html"] and "▲" in row["mark_html"]
+    assert row["row_html"].startswith('<li data-rid="r_0123456789abcdef" data-t="3.000" data-kind="press">')
+    assert "timeline_html" not in out
 
 
 def test_page_fields_kept_with_a_response_are_short_plain_values(svc):
@@ -390,9 +396,13 @@ def test_the_end_of_an_item_bounds_its_times_only_when_its_duration_is_known(tmp
     svc = SessionService(ctx, clock_slack=math.inf)
     assert [(i.id, i.stream.duration) for i in ctx.dataset(IB).items] == [("nodur#0", None), ("short#0", 0.5)]
     s = svc.ctx.store.create_session("P01", IB, ["nodur#0", "short#0"])
-    assert svc.respond(_req(s, media_t=30.0))["ok"]
+    first = svc.respond(_req(s, media_t=30.0))
+    # no duration: the track's span depends on every row, so the reply carries the whole timeline instead
+    assert first["ok"] and first["n_rows"] == 1 and "row" not in first, first
+    assert first["timeline_html"].startswith('<div class="ib-tl" data-n="1" ')
     _advance(svc, s)
-    assert svc.respond(_req(s, idx=1, media_t=0.5))["ok"]
+    last = svc.respond(_req(s, idx=1, media_t=0.5))
+    assert last["ok"] and 'style="left:100.000%"' in last["row"]["mark_html"], last  # 100 * 0.5 / 0.5
     out = svc.respond(_req(s, idx=1, media_t=0.75))
     assert out == {"ok": False, "error": "media_t 0.750 s is past the end of the item (0.500 s); nothing was logged."}
     assert [(r.item_id, r.t) for r in _rows(svc)] == [("nodur#0", 30.0), ("short#0", 0.5)]
@@ -406,8 +416,9 @@ def test_a_retried_id_answers_with_the_stored_response(svc):
     assert svc.respond(_req(s, rid=a, media_t=3.0))["ok"]
     assert svc.respond(_req(s, rid=b, media_t=4.0))["ok"]
     again = svc.respond(_req(s, rid=a, media_t=5.0, kind="text", text="changed"))
-    assert {k: again[k] for k in ("ok", "rid", "t", "kind", "text", "duplicate", "n_rows")} == {
-        "ok": True, "rid": a, "t": 3.0, "kind": "press", "text": "", "duplicate": True, "n_rows": 2}
+    assert {k: again[k] for k in ("ok", "rid", "t", "kind", "text", "duplicate")} == {
+        "ok": True, "rid": a, "t": 3.0, "kind": "press", "text": "", "duplicate": True}
+    assert (again["row"]["rid"], again["row"]["t"]) == (a, 3.0)  # the stored row, not the retried one
     assert [(r.id, r.t) for r in _rows(svc)] == [(a, 3.0), (b, 4.0)]
 
 
@@ -432,14 +443,16 @@ def test_the_page_sees_only_this_items_responses_of_this_session(svc):
     s1, s2 = _session(svc), _session(svc, participant="P02")
     for t in (1.0, 2.0):
         assert svc.respond(_req(s2, media_t=t))["ok"]
-    for n, t in enumerate((1.5, 2.5, 3.5), 1):
-        out = svc.respond(_req(s1, media_t=t))
-        assert out["n_rows"] == n and out["timeline_html"].startswith(f'<div class="ib-tl" data-n="{n}" '), out
+    for t in (1.5, 2.5, 3.5):
+        assert svc.respond(_req(s1, media_t=t))["ok"]
+    here = svc.open_session({"session_id": s1.id})  # a reload draws the item's whole timeline
+    assert here["n_rows"] == 3 and here["timeline_html"].startswith('<div class="ib-tl" data-n="3" data-span="24.000">')
+    assert here["resume_t"] == 3.5
     _advance(svc, s1)
-    out = svc.respond(_req(s1, idx=1, media_t=0.5))
-    assert out["n_rows"] == 1 and out["timeline_html"].startswith('<div class="ib-tl" data-n="1" '), out
+    assert svc.respond(_req(s1, idx=1, media_t=0.5))["ok"]
     back = svc.open_session({"session_id": s1.id})
     assert back["resume_t"] == 0.5 and back["n_rows"] == 1
+    assert back["timeline_html"].startswith('<div class="ib-tl" data-n="1" data-span="32.000">')
 
 
 def test_resume_time_is_the_latest_response_and_zero_on_a_fresh_item(svc):
