@@ -35,14 +35,22 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "ib_aggregate": (["scoring/ib_aggregate.py", "scoring/interactionbench.py"],
                      ["tests/scoring/test_ib_aggregate_rules.py", "tests/scoring/test_ib_records_rules.py",
                       "tests/scoring/test_interactionbench_units.py",
-                      "tests/scoring/test_interactionbench_parity.py"]),
+                      "tests/scoring/test_interactionbench_parity.py",
+                      "tests/scoring/test_interactionbench_rules.py"]),
     "oi_matching": (["scoring/omniinteract/matching.py", "scoring/omniinteract/slots.py",
                      "scoring/omniinteract/summary.py"],
                     ["tests/scoring/test_oi_matching_rules.py", "tests/scoring/test_oi_summary_rules.py",
                      "tests/scoring/test_omniinteract_units.py", "tests/scoring/test_omniinteract_parity.py"]),
     "bootstrap": (["scoring/bootstrap.py"], ["tests/scoring/test_bootstrap.py", "tests/scoring/test_bootstrap_pinned.py"]),
     "store": (["annotation/store.py"], ["tests/annotation", "tests/ui/test_session_logic.py"]),
-    "session": (["ibench_ui/session.py"], ["tests/ui/test_session_logic.py"]),
+    "session": (["ibench_ui/session.py"], ["tests/ui/test_session_logic.py", "tests/ui/test_session_response_rules.py"]),
+}
+# mutmut mutates no decorated function (it skips anything but @staticmethod/@classmethod), so the session's
+# @_guarded server functions would never be mutated. In the group's scratch copy only, their decorator is
+# applied after the class instead (same behaviour: the same guard wraps the same body): group -> (file,
+# decorator, methods of SessionService).
+UNDECORATE: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "session": ("ibench_ui/session.py", "_guarded", ("respond", "correct", "finish_item")),
 }
 EQUIVALENTS_DOC = REPO / "docs" / "testing.md"  # its table names each survivor judged equivalent, in backticks
 PACKAGES = ["annotation", "scoring", "runners", "ibench_ui", "assets", "app.py", "pytest.ini"]
@@ -75,6 +83,22 @@ def _scratch_copy(dest: Path) -> None:
             shutil.copy2(src, dest / rel)
 
 
+def _undecorate(scratch: Path, group: str) -> None:
+    """Move UNDECORATE's decorators below the class in the scratch copy, so mutmut mutates those methods."""
+    if group not in UNDECORATE:
+        return
+    rel, deco, methods = UNDECORATE[group]
+    path = scratch / rel
+    text = path.read_text(encoding="utf-8")
+    for m in methods:
+        pattern = rf"\n    @{deco}\n(    def {m}\()"
+        text, n = re.subn(pattern, r"\n\1", text)
+        if n != 1:
+            raise SystemExit(f"error: {rel}: expected one '@{deco}' method {m!r} to undecorate, found {n}")
+        text += f"\nSessionService.{m} = {deco}(SessionService.{m})\n"
+    path.write_text(text, encoding="utf-8")
+
+
 def _module_of(mutant: str) -> str:
     # annotation.store.x_new_id__mutmut_1 -> annotation/store.py ; class methods: annotation.store.xǁStoreǁ...
     mod = re.split(r"\.x[_ǁ]", mutant, maxsplit=1)[0]
@@ -92,6 +116,7 @@ def run_group(name: str, jobs: int, workdir: Path, log: Path,
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
     _scratch_copy(scratch)
+    _undecorate(scratch, name)
     (scratch / "setup.cfg").write_text(_config(files, tests))
     env = {**os.environ, "IBENCH_GOLDEN_DIR": str(REPO.parent / "shared" / "golden"),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}

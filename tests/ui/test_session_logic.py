@@ -185,15 +185,23 @@ def test_asr_gate_names_the_option_to_configure(tmp_path):
 # -- item end, scoring, resume ---------------------------------------------------------------------
 
 def test_finish_item_scores_shows_targets_and_advances(svc):
+    """moving_square#0 is a segments item: GT at 3, 6, 14 and 18 s ('A blue square is resting on the left.',
+    ...), segments [3, 6), [6, 14), [14, 18), [18, 24 + 1e-6). The first GT sentence typed at 3.1 s scores 1.0
+    in segment 1; presses (content '(pressed)', no word in common with the GT) at 6.2 and 14.05 score 0 in
+    segments 2 and 3; segment 4 is empty: 0. Accuracy = total = 100 * (1 + 0 + 0 + 0) / 4 = 25.0."""
     res = _open(svc)
     sid = res["session"]["id"]
-    for t in (3.1, 6.2, 14.05):
+    assert svc.respond({"session_id": sid, "item_index": 0, "kind": "text", "media_t": 3.1,
+                        "text": "A blue square is resting on the left."})["ok"]
+    for t in (6.2, 14.05):
         assert _press(svc, res, t)["ok"]
     fin = svc.finish_item({"session_id": sid, "item_index": 0, "item_id": "moving_square#0"})
     assert fin["ok"] and fin["has_next"]
     html = fin["result_html"]
     assert 'id="item-score"' in html and 'id="result-timeline"' in html and "ib-tl-win" in html
-    assert "total_score" in html  # InteractionBench headline from scoring.live
+    # the InteractionBench headline from scoring.live, its values as the page shows them (3 places)
+    assert "<td>family</td><td>C_segments</td>" in html
+    assert "<td>total_score</td><td>25.000</td>" in html and "<td>accuracy</td><td>25.000</td>" in html
     nxt = svc.open_session({"session_id": sid})
     assert nxt["item"]["id"] == "ball_counter#0" and nxt["session"]["index"] == 1 and nxt["n_rows"] == 0
     # finishing again is harmless; the last item ends the session
