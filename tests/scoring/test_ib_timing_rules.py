@@ -3,7 +3,7 @@ reproduces the reference's `statistics.mean`: each test guards one rule, with ha
 (the arithmetic is in the comments), so that a small bug in the rule makes it fail (issue 17)."""
 import math
 
-from scoring.ib_timing import Timing, decision_timing
+from scoring.ib_timing import Timing, decision_timing, merge_events
 from scoring.refmath import exact_mean, exact_mean_big, mean_round3
 
 
@@ -134,3 +134,12 @@ def test_mean_round3_of_equal_values_is_the_value_rounded():
         assert round(v, 3) == want
         for n in list(range(2, 40)) + [100, 400]:
             assert mean_round3([v] * n, True) == want, (v, n)
+
+
+def test_a_single_answer_without_content_is_one_event_with_an_empty_reference():
+    """The one-answer shortcut gives what the grouping gives: its time and its content, "" when it has none."""
+    for answer in ({"time_s": 3, "content": ""}, {"time_s": 3}, {"time_s": 3, "content": None}):
+        [ev] = merge_events([answer])
+        assert (ev.time, ev.ref) == (3.0, "")
+    [ev] = merge_events([{"time_s": "4.5", "content": "the cup"}])
+    assert (ev.time, ev.ref) == (4.5, "the cup")
