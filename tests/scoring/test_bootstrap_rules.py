@@ -277,3 +277,186 @@ def test_a_subset_reorders_rows_and_strata_and_drops_the_scorer_figures():
     assert b.subset(["a", "b", "c", "d"]).from_scorer is False  # once not the scorer's, never again
     with pytest.raises(KeyError):
         _bench().subset(["zz"])
+
+
+# ---------------------------------------------------------------- per-benchmark statistics
+
+def _all(b: BenchStats, name: str) -> float:
+    """The metric on every item (the point it reproduces)."""
+    return float(b.metrics[name](b.stats.sum(axis=0, keepdims=True))[0])
+
+
+PB_REPORT = {
+    "per_item": {
+        "e1": {"subtask": "ES", "hits": 2, "alerts": 3, "clean_segments": 1, "segments": 2},
+        "e2": {"subtask": "ES", "hits": 1, "alerts": 1, "clean_segments": 2, "segments": 2},
+        "o1": {"subtask": "OR", "correct": True, "outcome": "in_window"},
+        "o2": {"subtask": "OR", "correct": False, "outcome": "missed"},
+        "o3": {"subtask": "OR", "correct": 0, "outcome": "late"},
+        "d1": {"subtask": "DC", "correct": 1, "outcome": "early"},      # DC has no window: outcome not counted
+        "w1": {"subtask": "WR", "correct": False, "outcome": "bogus"},  # not an outcome: not counted
+    },
+    "aggregate": {"S_ES": 75.0, "OR": 33.333, "WR": 0.0, "DC": 100.0, "AVG": 52.083, "AA": True,
+                  "subtasks": {"OR": {"in_window_rate": 33.333, "missed_rate": 66.667},   # late counted as missed
+                               "WR": {"in_window_rate": 0.0, "missed_rate": 0.0, "late_rate": 0.0}}},
+    "config": {"allow_partial": True},
+}
+
+
+def test_pb_stats_matrix_metrics_points_and_breakdown():
+    b = bs.item_stats("proactivebench", PB_REPORT)
+    assert (b.benchmark, b.headline, b.table) == ("proactivebench", "AVG", ["ES", "OR", "WR", "AA", "SS", "DC", "AVG"])
+    assert b.item_ids == ["e1", "e2", "o1", "o2", "o3", "d1", "w1"]
+    assert b.strata == ["ES", "ES", "OR", "OR", "OR", "DC", "WR"]
+    # columns: ES hits, alerts, clean, segs, items; then per OR, WR, AA, SS, DC: n, correct, early, in_window,
+    # missed, late (5 + 5 x 6 = 35)
+    want = np.zeros((7, 35))
+    want[0, :5] = [2, 3, 1, 2, 1]
+    want[1, :5] = [1, 1, 2, 2, 1]
+    want[2, [5, 6, 8]] = 1      # OR n, correct, in_window
+    want[3, [5, 9]] = 1         # OR n, missed
+    want[4, [5, 10]] = 1        # OR n, late
+    want[5, [29, 30]] = 1       # DC n, correct
+    want[6, 11] = 1             # WR n
+    assert b.stats.tolist() == want.tolist()
+    # ES = 100 sqrt(3/4 x 3/4) = 75; OR 1/3; WR 0/1; DC 1/1; AA, SS no items; AVG of the defined four
+    # (partial allowed): (75 + 33.33 + 0 + 100) / 4 = 52.083; OR missed % counts missed and late: 2/3
+    got = {k: _all(b, k) for k in ("ES", "OR", "WR", "DC", "AVG", "OR missed %", "OR in_window %", "WR late %")}
+    assert got == pytest.approx({"ES": 75.0, "OR": 100 / 3, "WR": 0.0, "DC": 100.0, "AVG": 625 / 12,
+                                 "OR missed %": 200 / 3, "OR in_window %": 100 / 3, "WR late %": 0.0})
+    assert math.isnan(_all(b, "AA")) and math.isnan(_all(b, "SS"))
+    assert b.breakdowns == {"outcome": [("OR in_window", "OR in_window %"), ("OR missed", "OR missed %"),
+                                        ("WR in_window", "WR in_window %"), ("WR missed", "WR missed %"),
+                                        ("WR late", "WR late %")]}
+    assert b.points == {"ES": 75.0, "OR": 33.333, "WR": 0.0, "AA": None, "SS": None, "DC": 100.0, "AVG": 52.083,
+                        "OR in_window %": 33.333, "OR missed %": 66.667, "WR in_window %": 0.0,
+                        "WR missed %": 0.0, "WR late %": 0.0}
+    assert b.support == {"ES": [4], "OR": [5], "WR": [11], "AA": [17], "SS": [23], "DC": [29],
+                         "OR in_window %": [5], "OR missed %": [5], "WR in_window %": [11], "WR missed %": [11],
+                         "WR late %": [11]}
+    assert [b.n_for(k) for k in ("ES", "OR", "WR", "AA", "DC", "AVG")] == [2, 3, 1, 0, 1, 7]
+    iv = b.interval("OR missed %", min_n=1)
+    assert iv.point == 66.667 and iv.reason == ""
+
+
+def test_pb_average_needs_every_subtask_without_allow_partial():
+    for config in ({"allow_partial": False}, None):
+        b = bs.item_stats("proactivebench", {**PB_REPORT, "config": config})
+        assert math.isnan(_all(b, "AVG"))
+    assert bs.item_stats("proactivebench", {"per_item": {}}).stats.shape == (0, 35)
+
+
+IS_REPORT = {
+    "per_item": {
+        "i1": {"task": "T1", "targets": [{"correct": True, "timing": "in_window"},
+                                         {"correct": False, "timing": "early"}]},
+        "i2": {"task": "T1", "targets": [{"correct": 1, "timing": "in_window"}]},
+        "i3": {"task": "T5", "targets": [{"correct": False, "timing": "missed"}]},
+        "i4": {"task": "T8", "subtype": "A", "targets": [{"correct": True, "timing": "in_window"},
+                                                         {"correct": False, "timing": "missed"}]},
+        "i5": {"task": "T8", "subtype": "B", "targets": [{"correct": True, "timing": "early"}]},
+    },
+    "aggregate": {"T1": 66.667, "T5": 0.0, "Avg": 33.333, "T8_recall": 66.667,
+                  "tasks": {"T1": {"in_window_rate": 66.667, "early_rate": 33.333, "missed_rate": 0.0}},
+                  "T8": {"recall_by_subtype": {"A": 50.0, "B": 100.0}}},
+    "config": {"allow_partial": True, "avg_tasks": ["T1", "T5"]},
+}
+
+
+def test_is_stats_matrix_metrics_points_and_breakdowns():
+    b = bs.item_stats("interactscope", IS_REPORT)
+    assert (b.benchmark, b.headline) == ("interactscope", "Avg")
+    assert b.table == ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "Avg", "T8"]
+    assert b.item_ids == ["i1", "i2", "i3", "i4", "i5"] and b.strata == ["T1", "T1", "T5", "T8", "T8"]
+    # columns: per T1..T8 n, correct, in_window, early, missed (40); then T8A n, correct; T8B n, correct
+    want = np.zeros((5, 44))
+    want[0, :4] = [2, 1, 1, 1]
+    want[1, :3] = [1, 1, 1]
+    want[2, [20, 24]] = 1                 # T5 n, missed
+    want[3, 35:40] = [2, 1, 1, 0, 1]      # T8 n, correct, in_window, early, missed
+    want[3, 40:42] = [2, 1]               # T8A n, correct
+    want[4, 35:40] = [1, 1, 0, 1, 0]
+    want[4, 42:44] = [1, 1]               # T8B n, correct
+    assert b.stats.tolist() == want.tolist()
+    # T1 2 of 3; T5 0 of 1; Avg over the configured T1, T5: (66.67 + 0) / 2; T8 2 of 3; A 1 of 2, B 1 of 1
+    got = {k: _all(b, k) for k in ("T1", "T5", "Avg", "T8", "T8-A recall", "T8-B recall", "T1 early %",
+                                  "T1 in_window %", "T5 missed %")}
+    assert got == pytest.approx({"T1": 200 / 3, "T5": 0.0, "Avg": 100 / 3, "T8": 200 / 3, "T8-A recall": 50.0,
+                                 "T8-B recall": 100.0, "T1 early %": 100 / 3, "T1 in_window %": 200 / 3,
+                                 "T5 missed %": 100.0})
+    assert math.isnan(_all(b, "T2"))
+    timing = [(f"{t} {k}", f"{t} {k} %") for t in ("T1", "T2", "T3", "T4", "T5", "T6", "T7")
+              for k in ("in_window", "early", "missed")]
+    assert b.breakdowns == {"timing": timing, "t8_subtype": [("T8-A", "T8-A recall"), ("T8-B", "T8-B recall")]}
+    points = {t: None for t in ("T2", "T3", "T4", "T6", "T7")}
+    points.update({"T1": 66.667, "T5": 0.0, "Avg": 33.333, "T8": 66.667, "T8-A recall": 50.0,
+                   "T8-B recall": 100.0})
+    points.update({key: None for _, key in timing})
+    points.update({"T1 in_window %": 66.667, "T1 early %": 33.333, "T1 missed %": 0.0})
+    assert b.points == points
+    support = {t: [5 * i] for i, t in enumerate(("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"))}
+    support.update({f"{t} {k} %": [5 * i] for i, t in enumerate(("T1", "T2", "T3", "T4", "T5", "T6", "T7"))
+                    for k in ("in_window", "early", "missed")})
+    support.update({"T8-A recall": [40], "T8-B recall": [42]})
+    assert b.support == support
+    assert [b.n_for(k) for k in ("T1", "T5", "T8", "T8-A recall", "T2")] == [2, 1, 2, 1, 0]
+
+
+def test_is_average_defaults_to_t1_t4_t6_t7_and_needs_each_without_allow_partial():
+    b = bs.item_stats("interactscope", {**IS_REPORT, "config": {"allow_partial": True}})
+    assert _all(b, "Avg") == pytest.approx(200 / 3)  # only T1 of T1-T4, T6, T7 has items (T5 is not averaged)
+    b = bs.item_stats("interactscope", {**IS_REPORT, "config": {"avg_tasks": ["T1", "T5"]}})
+    assert _all(b, "Avg") == pytest.approx(100 / 3)  # both defined: the plain mean
+    b = bs.item_stats("interactscope", {**IS_REPORT, "config": None})
+    assert math.isnan(_all(b, "Avg"))  # T2 has no items and partial means are off
+
+
+IB_REPORT = {
+    "records": [
+        {"item_id": "a", "total_score": 80.0, "accuracy": 100.0, "timing_accuracy": None, "silence_compliance": 60.0,
+         "capability_group": "C1", "time_type": "T", "family": "F"},
+        {"item_id": "b", "total_score": None, "accuracy": 0.0, "timing_accuracy": 50.0, "silence_compliance": None,
+         "capability_group": "C2", "time_type": "T"},
+    ],
+    "aggregate": {"overall": {"total_score": 80.0, "accuracy": 50.0, "timing_accuracy": 50.0,
+                              "silence_compliance": 60.0},
+                  "by_capability_group": {"C1": {"total_score": 80.0}}},
+}
+
+
+def test_ib_stats_matrix_metrics_points_and_breakdowns():
+    b = bs.item_stats("interactionbench", IB_REPORT)
+    assert (b.benchmark, b.headline, b.strata) == ("interactionbench", "total", None)
+    assert b.table == ["total", "accuracy", "timing_accuracy", "silence_compliance"]
+    assert b.item_ids == ["a", "b"]
+    # columns: value, count of total / accuracy / TA / SC; then per dimension group value, count (total score)
+    # C1 8-9, T 10-11, F 12-13, C2 14-15, family None 16-17; a missing total counts nowhere
+    assert b.stats.tolist() == [[80, 1, 100, 1, 0, 0, 60, 1, 80, 1, 80, 1, 80, 1, 0, 0, 0, 0],
+                                [0, 0, 0, 1, 50, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]]
+    got = {k: _all(b, k) for k in ("total", "accuracy", "timing_accuracy", "silence_compliance",
+                                   "total|capability_group=C1", "total|time_type=T", "total|family=F")}
+    assert got == {"total": 80.0, "accuracy": 50.0, "timing_accuracy": 50.0, "silence_compliance": 60.0,
+                   "total|capability_group=C1": 80.0, "total|time_type=T": 80.0, "total|family=F": 80.0}
+    assert math.isnan(_all(b, "total|capability_group=C2")) and math.isnan(_all(b, "total|family=None"))
+    assert b.breakdowns == {"capability_group": [("C1", "total|capability_group=C1"),
+                                                 ("C2", "total|capability_group=C2")],
+                            "time_type": [("T", "total|time_type=T")],
+                            "family": [("F", "total|family=F"), ("None", "total|family=None")]}
+    assert b.points == {"total": 80.0, "accuracy": 50.0, "timing_accuracy": 50.0, "silence_compliance": 60.0,
+                        "total|capability_group=C1": 80.0, "total|capability_group=C2": None,
+                        "total|time_type=T": None, "total|family=F": None, "total|family=None": None}
+    assert b.support == {"total": [1], "accuracy": [3], "timing_accuracy": [5], "silence_compliance": [7],
+                         "total|capability_group=C1": [9], "total|capability_group=C2": [15],
+                         "total|time_type=T": [11], "total|family=F": [13], "total|family=None": [17]}
+    assert [b.n_for(k) for k in ("total", "accuracy", "total|time_type=T", "total|capability_group=C2")] == [
+        1, 2, 1, 0]
+    empty = bs.item_stats("interactionbench", {})
+    assert empty.stats.shape == (0, 8) and empty.item_ids == [] and empty.breakdowns == {
+        "capability_group": [], "time_type": [], "family": []}
+
+
+def test_item_stats_names_the_benchmarks_it_knows():
+    with pytest.raises(ValueError) as e:
+        bs.item_stats("nope", {})
+    assert str(e.value) == ("unknown benchmark 'nope'; expected one of "
+                            "['interactionbench', 'interactscope', 'omniinteract', 'proactivebench']")
