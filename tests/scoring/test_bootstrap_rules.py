@@ -460,3 +460,109 @@ def test_item_stats_names_the_benchmarks_it_knows():
         bs.item_stats("nope", {})
     assert str(e.value) == ("unknown benchmark 'nope'; expected one of "
                             "['interactionbench', 'interactscope', 'omniinteract', 'proactivebench']")
+
+
+def _acc(slots, tp, fp, fn):
+    return {"num_slots": slots, "Global_TP": tp, "Global_FP": fp, "Global_FN": fn}
+
+
+OI_REPORT = {
+    "samples": [
+        {"item_kind": "summarized", "sample_id": 1, "sample_summary": {
+            "summary": {**_acc(2, 1.0, 1, 0), "by_scene_type": {"1Q1A": _acc(2, 1.0, 1, 0)},
+                        "by_question_type": {"realtime": _acc(2, 1.0, 1, 0)}, "nested_by_role": {}},
+            "interrupted_summary": {"interrupted_slot_count": 2, "interrupted_no_output_count": 1,
+                                    "interrupted_with_output_count": 1, "interrupted_with_positive_spill_count": 1,
+                                    "total_spill_seconds_in_output_slots": 0.5, "total_spill_seconds": 9.0,
+                                    "partial_quality_count": 1, "partial_quality_avg": 0.8},
+            "nested_ira": {"num_pairs": 0, "score_sum": 0.0}}},
+        {"item_kind": "failed", "sample_id": 9, "sample_summary": {"summary": _acc(5, 5.0, 0, 0)}},
+        {"item_kind": "summarized", "sample_id": 2, "sample_summary": {
+            "summary": {**_acc(1, 0.5, 0, 1), "by_scene_type": {"1QnA": _acc(1, 0.5, 0, 1)},
+                        "by_question_type": {"proactive": _acc(1, 0.5, 0, 1)}},
+            "interrupted_summary": {"interrupted_slot_count": 1, "interrupted_no_output_count": 0,
+                                    "interrupted_with_output_count": 1, "interrupted_with_positive_spill_count": 0,
+                                    "total_spill_seconds": 1.5, "partial_quality_avg": 0.4},
+            "nested_ira": {"num_pairs": 2, "ira_sum": 1.5}}},
+    ],
+    "summary": {
+        "paper_metrics": {"exp_f1": {"realtime": {"IA_QTF1": 2 / 3}, "proactive": {"IA_QTF1": 0.5}, "nested": {},
+                                     "one_q1a_global": {"IA_QTF1": 0.6}, "one_qna": {"IA_QTF1": 0.5},
+                                     "all_global": {"IA_QTF1": 0.6}}},
+        "by_scene_type": {"1Q1A": {"IA_QTF1": 2 / 3}, "1QnA": {"IA_QTF1": 0.5}},
+        "by_question_type": {"realtime": {"IA_QTF1": 2 / 3}},
+        "interrupted": {"interrupted_no_output_rate": 1 / 3, "partial_quality_avg": 0.6,
+                        "spill_positive_rate_in_output_slots": 0.5, "avg_spill_seconds_in_output_slots": 1.0},
+        "nested_chain_completion": {"NCCS": 0.75},
+    },
+}
+
+
+def test_oi_stats_matrix_metrics_points_and_breakdowns():
+    """Two summarized samples (the failed one is not counted). Summed: TP 1.5, FP 1, FN 1 -> P = R = 0.6, F1 60.
+    Realtime (sample 1): TP 1, FP 1, FN 0 -> P 1/2, R 1, F1 2/3. Proactive (sample 2): TP 0.5, FN 1 -> P 1, R 1/3,
+    F1 1/2. 1Q1A = realtime + proactive + nested (none) = the total: 60. IDS: NOR 1/3 interrupted slots without
+    output; PAQ (0.8 + 0.4) / 2; CSM-SR 1 of 2 output slots spilled; CSM-AS (0.5 + 1.5) / 2 s; NCCS 1.5 / 2."""
+    b = bs.item_stats("omniinteract", OI_REPORT)
+    assert (b.benchmark, b.headline, b.strata) == ("omniinteract", "All", None)
+    assert b.table == ["Realtime", "Proactive", "Nested", "1Q1A", "1QnA", "All"]
+    assert b.item_ids == ["1", "2"]
+    # total 0-3, 1Q1A 4-7, realtime 8-11, int n/no_out/out/spill/spill_s 12-16, pq n/sum 17-18, nc pairs/sum
+    # 19-20, 1QnA 21-24, proactive 25-28 (each slots, tp, fp, fn)
+    assert b.stats.tolist() == [
+        [2, 1, 1, 0, 2, 1, 1, 0, 2, 1, 1, 0, 2, 1, 1, 1, 0.5, 1, 0.8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        [1, 0.5, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 1.5, 1, 0.4, 2, 1.5, 1, 0.5, 0, 1, 1, 0.5, 0, 1]]
+    got = {k: _all(b, k) for k in ("Realtime", "Proactive", "1Q1A", "1QnA", "All", "IA-QTF1|by_scene_type=1Q1A",
+                                   "IA-QTF1|by_scene_type=1QnA", "IA-QTF1|by_question_type=realtime",
+                                   "IA-QTF1|by_question_type=proactive", "IDS|NOR", "IDS|PAQ", "IDS|CSM-SR",
+                                   "IDS|CSM-AS (s)", "IDS|NCCS")}
+    assert got == pytest.approx({"Realtime": 200 / 3, "Proactive": 50.0, "1Q1A": 60.0, "1QnA": 50.0, "All": 60.0,
+                                 "IA-QTF1|by_scene_type=1Q1A": 200 / 3, "IA-QTF1|by_scene_type=1QnA": 50.0,
+                                 "IA-QTF1|by_question_type=realtime": 200 / 3,
+                                 "IA-QTF1|by_question_type=proactive": 50.0, "IDS|NOR": 100 / 3, "IDS|PAQ": 60.0,
+                                 "IDS|CSM-SR": 50.0, "IDS|CSM-AS (s)": 1.0, "IDS|NCCS": 75.0})
+    assert math.isnan(_all(b, "Nested"))  # no nested scene: undefined, not 0
+    # per resample row: sample 1 twice reads realtime 2/3 and no proactive slots: the paper column is the
+    # scorer's empty row (F1 0), the by-question-type group is undefined
+    two_of_1 = b.stats[[0, 0]].sum(axis=0, keepdims=True)
+    assert b.metrics["Realtime"](two_of_1)[0] == pytest.approx(200 / 3)
+    assert b.metrics["Proactive"](two_of_1)[0] == 0.0
+    assert math.isnan(b.metrics["IA-QTF1|by_question_type=proactive"](two_of_1)[0])
+    assert b.breakdowns == {
+        "by_scene_type": [("1Q1A", "IA-QTF1|by_scene_type=1Q1A"), ("1QnA", "IA-QTF1|by_scene_type=1QnA")],
+        "by_question_type": [("proactive", "IA-QTF1|by_question_type=proactive"),
+                             ("realtime", "IA-QTF1|by_question_type=realtime")],
+        "interruption and nested chain": [(n, f"IDS|{n}") for n in ("NOR", "PAQ", "CSM-SR", "CSM-AS (s)", "NCCS")]}
+    assert b.points == pytest.approx({
+        "Realtime": 200 / 3, "Proactive": 50.0, "Nested": None, "1Q1A": 60.0, "1QnA": 50.0, "All": 60.0,
+        "IA-QTF1|by_scene_type=1Q1A": 200 / 3, "IA-QTF1|by_scene_type=1QnA": 50.0,
+        "IA-QTF1|by_question_type=realtime": 200 / 3, "IA-QTF1|by_question_type=proactive": None,
+        "IDS|NOR": 100 / 3, "IDS|PAQ": 60.0, "IDS|CSM-SR": 50.0, "IDS|CSM-AS (s)": 1.0, "IDS|NCCS": 75.0})
+    assert b.support == {"Realtime": [8], "Proactive": [25], "Nested": [], "1QnA": [21], "1Q1A": [4],
+                         "IA-QTF1|by_scene_type=1Q1A": [4], "IA-QTF1|by_scene_type=1QnA": [21],
+                         "IA-QTF1|by_question_type=realtime": [8], "IA-QTF1|by_question_type=proactive": [25],
+                         "IDS|NOR": [12], "IDS|PAQ": [17], "IDS|CSM-SR": [14], "IDS|CSM-AS (s)": [14],
+                         "IDS|NCCS": [19]}
+    assert [b.n_for(k) for k in ("Realtime", "Nested", "1Q1A", "All", "IDS|NCCS")] == [1, 0, 1, 2, 1]
+    iv = b.interval("Realtime", n_resamples=50, min_n=1)
+    assert iv.point == pytest.approx(200 / 3) and iv.reason == ""
+
+
+def test_oi_fixed_settings_read_the_exclusive_question_types_and_nested_scenes():
+    """With `exclusive_by_question_type` (the fixed settings) Realtime is that group's F1: TP 1, FP 0, FN 0 -> 100;
+    no exclusive proactive slots: the scorer's empty row, F1 0. A nested scene counts for Nested and 1Q1A."""
+    s = {**_acc(2, 1.0, 1, 0), "by_scene_type": {"nested": _acc(2, 1.0, 1, 0)},
+         "by_question_type": {"realtime": _acc(2, 1.0, 1, 0)},
+         "nested_by_role": {"inner": _acc(1, 1.0, 0, 0)},
+         "exclusive_by_question_type": {"realtime": _acc(1, 1.0, 0, 0)}}
+    report = {"samples": [{"item_kind": "summarized", "sample_id": "x", "sample_summary": {"summary": s}}]}
+    b = bs.item_stats("omniinteract", report)
+    assert b.item_ids == ["x"]
+    assert (_all(b, "Realtime"), _all(b, "Proactive")) == (100.0, 0.0)
+    # nested: TP 1, FP 1, FN 0 -> 2/3; 1Q1A = exclusive realtime + proactive (none) + nested: TP 2, FP 1 -> 0.8
+    assert (_all(b, "Nested"), _all(b, "1Q1A")) == (pytest.approx(200 / 3), pytest.approx(80.0))
+    assert _all(b, "IA-QTF1|exclusive_by_question_type=realtime") == 100.0
+    assert _all(b, "IA-QTF1|nested_by_role=inner") == 100.0
+    assert b.support["Nested"] == b.support["1Q1A"] and b.support["1QnA"] == [] and b.support["Realtime"] != []
+    assert b.points["Realtime"] is None and b.points["IDS|NOR"] is None  # no summary in the report: no figures
+    assert [_all(b, f"IDS|{n}") for n in ("NOR", "PAQ")] == [pytest.approx(float("nan"), nan_ok=True)] * 2
