@@ -60,6 +60,7 @@ def test_responder_keys():
     ("model:m1@s_1", "s_1", "model:m1@s_1", "m1"),      # already keyed by its session
     ("model:m1@run_2", "", "model:m1@run_2", "m1@run_2"),  # a batch row (no session): kept whole
     ("model:m1", "", "model:m1", "m1"),
+    ("model:m1@", "", "model:m1@", "m1@"),              # no session: nothing is stripped, not even a bare '@'
     ("model:a@s_9", "s_1", "model:a@s_9@s_1", "a@s_9"),  # another session's suffix is part of the spec
     ("", "s_1", "", ""),
     (None, "s_1", "", ""),
@@ -452,15 +453,15 @@ def test_runs_filter_by_benchmark_in_created_order(store):
 def test_update_run_serialises_report_and_config(tmp_path, store):
     store.create_run(_run("run_1"))
     store.create_run(_run("run_2"))
-    store.update_run("run_1", status="done", finished=99.5, report={"z": 1, "a": 2}, config={"c": "ü"})
+    store.update_run("run_1", status="done", finished=99.5, report={"z": 1, "a": 2}, config={"y": 0, "c": "ü"})
     run = store.get_run("run_1")
-    assert (run.status, run.finished, run.report, run.config) == ("done", 99.5, {"z": 1, "a": 2}, {"c": "ü"})
+    assert (run.status, run.finished, run.report, run.config) == ("done", 99.5, {"z": 1, "a": 2}, {"y": 0, "c": "ü"})
     rows = _raw(tmp_path / "s.sqlite", "runs")
-    assert (rows[0]["report"], rows[0]["config"]) == ('{"a": 2, "z": 1}', '{"c": "ü"}')
+    assert (rows[0]["report"], rows[0]["config"]) == ('{"a": 2, "z": 1}', '{"c": "ü", "y": 0}')
     assert store.get_run("run_2").status == "running"
     store.update_run("run_1", report=None, error="why")
     run = store.get_run("run_1")
-    assert (run.report, run.error, run.config) == (None, "why", {"c": "ü"})
+    assert (run.report, run.error, run.config) == (None, "why", {"y": 0, "c": "ü"})
     assert _raw(tmp_path / "s.sqlite", "runs")[0]["report"] is None
 
 
@@ -489,6 +490,7 @@ def test_run_calls_are_rounded_encoded_and_replaced_per_tick(tmp_path, store):
     store.add_run_call("run_1", "i1", 3.0, status="error", error_kind="timeout", prompt=None, raw_reply=None,
                        text=None, compliant=False)
     store.add_run_call("run_1", "i1", 2.0, status="skipped")
+    store.add_run_call("run_3", "i1", 0.1234567, status="ok")
     store.add_run_call("run_2", "i1", 1.0, status="ok")
     rows = {(r["item_id"], r["t"]): r for r in _raw(tmp_path / "s.sqlite", "run_calls")}
     ok = rows[("i2", 1.0)]
@@ -501,7 +503,9 @@ def test_run_calls_are_rounded_encoded_and_replaced_per_tick(tmp_path, store):
     assert (err["error_kind"], err["attempts"], err["latency_s"], err["prompt"], err["raw_reply"], err["text"],
             err["compliant"], err["decision"], err["frame_times"], err["audio_span"]) == (
         "timeout", 0, None, "", "", "", 0, None, "[]", None)
-    assert rows[("i1", 2.0)]["compliant"] is None
+    assert [rows[("i1", 2.0)][k] for k in ("compliant", "prompt", "raw_reply", "text", "attempts", "latency_s")] == [
+        None, "", "", "", 0, None]
+    assert [c["t"] for c in store.run_calls("run_3")] == [0.123457]  # rounded to the microsecond
     calls = store.run_calls("run_1")
     assert [(c["item_id"], c["t"]) for c in calls] == [("i1", 2.0), ("i1", 3.0), ("i2", 1.0)]
     assert (calls[2]["frame_times"], calls[2]["audio_span"]) == ([0.123457, 1.0], [0.5, 1.5])
@@ -642,3 +646,80 @@ def test_verifications_round_trip_filter_and_keep_write_order(tmp_path, store):
     assert store.verifications(kind="prefix") == [b]
     assert store.verifications(benchmark="b1", item_id="i1", user="u1", kind="trigger") == [a]
     assert _raw(tmp_path / "s.sqlite", "verifications")[0]["value"] == '{"n": "é", "t": 1.5}'
+
+
+def test_a_correction_of_an_unknown_response_names_it(store):
+    with pytest.raises(KeyError) as e:
+        store.correct_response("r_missing", "x", user="rev1")
+    assert e.value.args == ("no response r_missing",)
+    assert store.responses(resolve_corrections=False) == []
+
+
+def test_after_a_refused_batch_the_store_takes_new_responses(tmp_path, store):
+    """A failed commit is rolled back, so the next one starts its own transaction."""
+    store.add_response(_resp("r_ok"))
+    store.db.execute("create trigger no_more before insert on responses begin select raise(abort, 'no'); end")
+    with pytest.raises(sqlite3.IntegrityError):
+        store.add_response(_resp("r_refused"))
+    store.db.execute("drop trigger no_more")
+    store.add_response(_resp("r_next", t=2.0))
+    assert [r["id"] for r in _raw(tmp_path / "s.sqlite", "responses")] == ["r_ok", "r_next"]
+
+
+def test_reviews_and_verifications_come_back_in_write_order_not_index_order(store):
+    """The (benchmark, item_id) lookup index would return i1 before i2; the log order is the write order."""
+    store.add_review(_review("rv_2", item_id="i2"))
+    store.add_review(_review("rv_1", item_id="i1"))
+    assert [r.id for r in store.reviews(benchmark="b1")] == ["rv_2", "rv_1"]
+    assert [r.id for r in store.reviews()] == ["rv_2", "rv_1"]
+    store.add_verification(_verification("vf_2", item_id="i2"))
+    store.add_verification(_verification("vf_1", item_id="i1"))
+    assert [v.id for v in store.verifications(benchmark="b1")] == ["vf_2", "vf_1"]
+    assert [v.id for v in store.verifications()] == ["vf_2", "vf_1"]
+
+
+class _GatedLock:
+    """The store's lock, reporting when a thread other than the holder starts waiting for it."""
+
+    def __init__(self, lock):
+        self.lock, self.waiting, self.armed = lock, threading.Event(), False
+
+    def __enter__(self):
+        if self.armed and threading.current_thread() is not threading.main_thread():
+            self.waiting.set()
+        return self.lock.__enter__()
+
+    def __exit__(self, *exc):
+        return self.lock.__exit__(*exc)
+
+
+def test_item_opened_keeps_a_time_set_while_it_waited_for_the_lock(tmp_path, store):
+    """Caller A reads 'not opened yet', then waits for the lock; meanwhile another caller opens the item at
+    123.5. A must return 123.5 (re-checked under the lock), not overwrite it with its own time."""
+    store.create_session("P1", "b", ["a"], session_id="s_1")
+    real = store._lock
+    gate = store._lock = _GatedLock(real)
+    ready, go, got, errors = threading.Event(), threading.Event(), [], []
+
+    def caller():
+        try:
+            store._reader()  # this thread's read connection exists before the race
+            ready.set()
+            assert go.wait(60)
+            got.append(store.item_opened("s_1", 0))
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    th = threading.Thread(target=caller)
+    th.start()
+    assert ready.wait(60)
+    with real:
+        gate.armed = True
+        go.set()
+        assert gate.waiting.wait(60)  # A has read the row (not opened) and now waits for the lock
+        store.db.execute("update sessions set item_opened = 123.5, item_opened_index = 0 where id = 's_1'")
+    th.join(60)
+    store._lock = real
+    assert errors == [] and got == [123.5]
+    (row,) = _raw(tmp_path / "s.sqlite", "sessions")
+    assert (row["item_opened"], row["item_opened_index"]) == (123.5, 0)
