@@ -723,3 +723,47 @@ def test_item_opened_keeps_a_time_set_while_it_waited_for_the_lock(tmp_path, sto
     assert errors == [] and got == [123.5]
     (row,) = _raw(tmp_path / "s.sqlite", "sessions")
     assert (row["item_opened"], row["item_opened_index"]) == (123.5, 0)
+
+
+class _Flaky:
+    """enable_wal failing with `error` for the first `n` calls (what a second process switching the same new
+    file to WAL can cause), then the real one."""
+
+    def __init__(self, n: int, error: str):
+        self.n, self.error, self.calls = n, error, 0
+        self.real = sqlite_utils.Database.enable_wal
+
+    def __call__(self, db):
+        self.calls += 1
+        if self.calls <= self.n:
+            raise sqlite3.OperationalError(self.error)
+        return self.real(db)
+
+
+def test_opening_retries_a_locked_file_with_a_capped_backoff(tmp_path, monkeypatch):
+    flaky, slept = _Flaky(30, "database is locked"), []
+    monkeypatch.setattr(sqlite_utils.Database, "enable_wal", lambda db: flaky(db))
+    monkeypatch.setattr("annotation.store.time.sleep", slept.append)
+    st = Store(tmp_path / "s.sqlite")
+    # attempt k (from 0) waits min(0.5, 0.02 (k + 1)): 0.02, 0.04, ... 0.48, then 0.5 from the 25th on
+    assert slept == pytest.approx([0.02 * k for k in range(1, 25)] + [0.5] * 6)
+    assert flaky.calls == 31 and st.schema_version() == 1
+    st.close()
+
+
+def test_opening_gives_up_after_100_locked_attempts(tmp_path, monkeypatch):
+    flaky, slept = _Flaky(1000, "database is locked"), []
+    monkeypatch.setattr(sqlite_utils.Database, "enable_wal", lambda db: flaky(db))
+    monkeypatch.setattr("annotation.store.time.sleep", slept.append)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        Store(tmp_path / "s.sqlite")
+    assert (flaky.calls, len(slept)) == (100, 99)
+
+
+def test_opening_does_not_retry_other_errors(tmp_path, monkeypatch):
+    flaky, slept = _Flaky(1, "disk I/O error"), []
+    monkeypatch.setattr(sqlite_utils.Database, "enable_wal", lambda db: flaky(db))
+    monkeypatch.setattr("annotation.store.time.sleep", slept.append)
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        Store(tmp_path / "s.sqlite")
+    assert (flaky.calls, slept) == (1, [])
