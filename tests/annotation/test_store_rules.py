@@ -767,3 +767,11 @@ def test_opening_does_not_retry_other_errors(tmp_path, monkeypatch):
     with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
         Store(tmp_path / "s.sqlite")
     assert (flaky.calls, slept) == (1, [])
+
+
+def test_responses_come_back_in_log_order_not_index_order(store):
+    """The (session_id, item_id) and (benchmark, item_id) indexes would return item i1 before i2."""
+    store.add_response(_resp("r_late_item", item_id="i2", session_id="s_1"))
+    store.add_response(_resp("r_early_item", item_id="i1", session_id="s_1"))
+    assert [r.id for r in store.responses(session_id="s_1")] == ["r_late_item", "r_early_item"]
+    assert [r.id for r in store.responses(benchmark="interactionbench")] == ["r_late_item", "r_early_item"]
