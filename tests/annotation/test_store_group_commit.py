@@ -58,3 +58,32 @@ def test_a_failed_batch_reports_to_every_caller(tmp_path):
         st.add_response(_r("r_refused"))
     assert [r.id for r in st.responses()] == ["r_ok"]
     st.close()
+
+
+def test_writers_arriving_during_a_commit_share_the_next_one(tmp_path):
+    """The batching itself: while one commit is in progress (held open here by a gate), two more writers queue
+    and are committed together in one transaction, so the commits are [1 row, 2 rows], not three of one."""
+    st = Store(tmp_path / "db.sqlite")
+    real, sizes = st._commit_responses, []
+    in_commit, gate = threading.Event(), threading.Event()
+
+    def gated(batch):
+        sizes.append(len(batch))
+        if len(sizes) == 1:  # the first commit waits until the others have queued
+            in_commit.set()
+            assert gate.wait(120)
+        return real(batch)
+    st._commit_responses = gated
+    ts = [threading.Thread(target=st.add_response, args=(_r("r_first"),))]
+    ts[0].start()
+    assert in_commit.wait(120)
+    ts += [threading.Thread(target=st.add_response, args=(_r(f"r_next{k}"),)) for k in (1, 2)]
+    [t.start() for t in ts[1:]]
+    deadline = time.monotonic() + 120  # a generous deadline for the two writers to queue (or, broken, to commit)
+    while time.monotonic() < deadline and len(st._gc_queue) < 2 and len(sizes) < 3:
+        time.sleep(0.01)
+    gate.set()
+    [t.join(120) for t in ts]
+    assert sizes == [1, 2]
+    assert sorted(r.id for r in st.responses()) == ["r_first", "r_next1", "r_next2"]
+    st.close()
