@@ -147,8 +147,8 @@ def test_finish_lets_the_last_tick_through_then_stops(env, item):
 def test_long_poll_wakes_at_once_and_times_out_empty(env, item):
     hub, store, fake = env
     tg = target(item)
+    cur = hub.events("pg6")["cursor"]  # before the report: the worker may announce itself before report returns
     hub.report("pg6", tg, 0.2, paused=True)
-    cur = hub.events("pg6")["cursor"]
 
     # the worker announces itself (its state event) once it starts: let that land before the empty wait
     wait_for(lambda: hub.events("pg6", cur)["events"], timeout=120)
