@@ -772,7 +772,6 @@ class SessionService:
             return self._fail(exc)
 
     @_guarded
-    @_guarded
     def hear(self, req: dict) -> dict:
         """Duplex live: a piece of the participant's microphone (pcm16, <= 2 s) at media time `media_t`, mixed
         into what the session's realtime model hears on this page's open item. Nothing is stored (the person's
@@ -804,6 +803,7 @@ class SessionService:
         except (SessionInputError, LiveModelError, KeyError) as exc:
             return self._fail(exc)
 
+    @_guarded
     def model_stop(self, req: dict) -> dict:
         """The page is unloading: stop its model now rather than after the 3 s staleness rule."""
         return {"ok": True, "stopped": self.hub.stop(str((req or {}).get("page_id") or ""), "unload")}

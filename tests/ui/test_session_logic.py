@@ -255,3 +255,11 @@ def test_every_demo_benchmark_runs_a_session_to_its_score(svc, bench):
     fin = svc.finish_item({"session_id": res["session"]["id"], "item_index": 0})
     assert fin["ok"] and 'id="item-score"' in fin["result_html"], fin
     assert "Could not score" not in fin["result_html"], fin["result_html"]
+
+
+@pytest.mark.parametrize("fn", ["model_stop", "hear", "respond", "clock"])
+def test_every_server_function_answers_a_body_that_is_not_an_object(svc, fn):
+    """Each one is guarded: a list, a string or nothing gets an error reply, never an exception (an HTTP 500)."""
+    for body in ([1, 2], "page", None):
+        res = getattr(svc, fn)(body)  # (clock also carries the server's wall clock)
+        assert (res["ok"], res["error"]) == (False, "The request must be a JSON object."), (fn, body)
