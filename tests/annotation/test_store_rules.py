@@ -740,10 +740,16 @@ class _Flaky:
         return self.real(db)
 
 
-def test_opening_retries_a_locked_file_with_a_capped_backoff(tmp_path, monkeypatch):
-    flaky, slept = _Flaky(30, "database is locked"), []
+def _flaky_open(monkeypatch, n: int, error: str) -> tuple[_Flaky, list]:
+    """Make the store's enable_wal fail `n` times with `error`; its backoff sleeps are recorded, not slept."""
+    flaky, slept = _Flaky(n, error), []
     monkeypatch.setattr(sqlite_utils.Database, "enable_wal", lambda db: flaky(db))
     monkeypatch.setattr("annotation.store.time.sleep", slept.append)
+    return flaky, slept
+
+
+def test_opening_retries_a_locked_file_with_a_capped_backoff(tmp_path, monkeypatch):
+    flaky, slept = _flaky_open(monkeypatch, 30, "database is locked")
     st = Store(tmp_path / "s.sqlite")
     # attempt k (from 0) waits min(0.5, 0.02 (k + 1)): 0.02, 0.04, ... 0.48, then 0.5 from the 25th on
     assert slept == pytest.approx([0.02 * k for k in range(1, 25)] + [0.5] * 6)
@@ -752,18 +758,14 @@ def test_opening_retries_a_locked_file_with_a_capped_backoff(tmp_path, monkeypat
 
 
 def test_opening_gives_up_after_100_locked_attempts(tmp_path, monkeypatch):
-    flaky, slept = _Flaky(1000, "database is locked"), []
-    monkeypatch.setattr(sqlite_utils.Database, "enable_wal", lambda db: flaky(db))
-    monkeypatch.setattr("annotation.store.time.sleep", slept.append)
+    flaky, slept = _flaky_open(monkeypatch, 1000, "database is locked")
     with pytest.raises(sqlite3.OperationalError, match="locked"):
         Store(tmp_path / "s.sqlite")
     assert (flaky.calls, len(slept)) == (100, 99)
 
 
 def test_opening_does_not_retry_other_errors(tmp_path, monkeypatch):
-    flaky, slept = _Flaky(1, "disk I/O error"), []
-    monkeypatch.setattr(sqlite_utils.Database, "enable_wal", lambda db: flaky(db))
-    monkeypatch.setattr("annotation.store.time.sleep", slept.append)
+    flaky, slept = _flaky_open(monkeypatch, 1, "disk I/O error")
     with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
         Store(tmp_path / "s.sqlite")
     assert (flaky.calls, slept) == (1, [])

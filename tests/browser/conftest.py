@@ -81,8 +81,10 @@ def browser():
 
 
 @pytest.fixture
-def page(browser):
-    ctx = browser.new_context()
+def page(browser, request):
+    """A fresh page; a module or test marked `@pytest.mark.viewport(width, height)` gets that window size."""
+    mark = request.node.get_closest_marker("viewport")
+    ctx = browser.new_context(**({"viewport": {"width": mark.args[0], "height": mark.args[1]}} if mark else {}))
     pg = ctx.new_page()
     yield pg
     ctx.close()

@@ -12,16 +12,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # session_helpers beside this file (importlib mode)
 from session_helpers import VIDEO, open_ready, rows, start, study_url, wait_media
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.viewport(1280, 1000)]
 ITEM = "moving_square#0"  # 24 s; the square changes motion at 6 s (the motion baseline sees it)
-
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
-    pg = ctx.new_page()
-    yield pg
-    ctx.close()
 
 
 def lane(spec: str) -> str:

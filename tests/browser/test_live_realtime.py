@@ -19,7 +19,7 @@ import time
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer
 from session_helpers import VIDEO, open_ready, rows, start, study_url
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.viewport(1280, 1000)]
 SERVER = Path(__file__).resolve().parents[1] / "runners" / "realtime_server.py"
 ITEM = "moving_square#0"
 SCRIPT = [(2.0, "The ball just appeared."), (6.0, "It changed four times.")]
@@ -53,14 +53,6 @@ def rt_app(tmp_path_factory):
             app.stop()
         proc.terminate()
         proc.wait(timeout=30)
-
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
-    pg = ctx.new_page()
-    yield pg
-    ctx.close()
 
 
 def test_realtime_model_speech_spans_appear_in_its_lane_at_the_scripted_times(rt_app, page):

@@ -12,19 +12,11 @@ from sec_helpers import ITEMS  # noqa: E402
 
 from annotation.store import Store  # noqa: E402
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.viewport(1280, 900)]
 # the browser tests' own Chromium fixture (Debian's chromium, one browser per module)
-from tests.browser.conftest import browser  # noqa: E402,F401
+from tests.browser.conftest import browser, page  # noqa: E402,F401
 
 VIDEO = "#session-player #stream-video"
-
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = ctx.new_page()
-    yield pg
-    ctx.close()
 
 
 def _ready(page, timeout=90000):
