@@ -119,7 +119,7 @@
       let delay = 250;
       for (let attempt = 0; ; attempt++) {
         try {
-          const res = ROUTES[fn] && !S.noRoute ? await postRoute(ROUTES[fn], withCreds(payload))
+          const res = ROUTES[fn] && !S.noRoute ? await postRoute(fn, withCreds(payload))
                                                : await S.server[fn](withCreds(payload));
           // Gradio's client resolves to undefined when the request failed (it only logs a warning)
           if (!res || typeof res.ok !== "boolean") throw new Error("no answer from the server");
@@ -154,15 +154,15 @@
   // function as the server function, without Gradio's per-call dispatch
   const ROUTES = { respond: "api/respond" };
 
-  async function postRoute(path, body) {
-    const url = new URL(path, location.origin + location.pathname.replace(/[^/]*$/, ""));
+  async function postRoute(fn, body) {
+    const url = new URL(ROUTES[fn], location.origin + location.pathname.replace(/[^/]*$/, ""));
     const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
                                  body: JSON.stringify(body), credentials: "same-origin" });
     if (r.status >= 400 && r.status < 500 && r.status !== 413) {
       // the route is not reachable as this page sees it (e.g. a proxy that rewrites Host): the same function
       // through Gradio's server-function call, for the rest of this page's life
       S.noRoute = true;
-      return S.server[Object.keys(ROUTES).find((k) => ROUTES[k] === path)](body);
+      return S.server[fn](body);
     }
     if (!r.ok) throw new Error(`HTTP ${r.status}`);
     return r.json();
@@ -904,17 +904,21 @@
 
   function playheadLoop() { if (S.item && S.started && !S.finishing) playhead(); requestAnimationFrame(playheadLoop); }
 
+  function cssEsc(x) {
+    /* A value quoted inside an attribute selector. */
+    return (window.CSS && CSS.escape) ? CSS.escape(x) : String(x).replace(/["\\]/g, "\\$&");
+  }
+
   function insertRow(ev) {
     /* Draw one row now, as the server renders it: a mark in its lane (or on the plain track) and a list
        row in time order. Rows are a pushed model response or the acknowledgement of this page's own. */
     const tl = $("#session-timeline .ib-tl");
     if (!tl) return;
-    const esc = (x) => (window.CSS && CSS.escape) ? CSS.escape(x) : String(x).replace(/["\\]/g, "\\$&");
     const model = ev.emit_wall_ms !== undefined;
-    if (tl.querySelector(`li[data-rid="${esc(ev.rid)}"]`)) { if (model) noteShown(tl); return; }
-    const lane = tl.querySelector(`.ib-tl-lane[data-lane="${esc(ev.lane || ev.responder)}"]`)
+    if (tl.querySelector(`li[data-rid="${cssEsc(ev.rid)}"]`)) { if (model) noteShown(tl); return; }
+    const lane = tl.querySelector(`.ib-tl-lane[data-lane="${cssEsc(ev.lane || ev.responder)}"]`)
       || (tl.querySelector(".ib-tl-lane") ? null : tl.querySelector(".ib-tl-track"));
-    if (lane && !lane.querySelector(`[data-rid="${esc(ev.rid)}"]`)) lane.insertAdjacentHTML("beforeend", ev.mark_html);
+    if (lane && !lane.querySelector(`[data-rid="${cssEsc(ev.rid)}"]`)) lane.insertAdjacentHTML("beforeend", ev.mark_html);
     const list = tl.querySelector(".ib-tl-list");
     const tmp = document.createElement("ol");
     tmp.innerHTML = ev.row_html;
@@ -947,9 +951,8 @@
 
   function drawSpan(rid, sp) {
     const tl = $("#session-timeline .ib-tl"); if (!tl) return;
-    const esc = (x) => (window.CSS && CSS.escape) ? CSS.escape(x) : String(x).replace(/["\\]/g, "\\$&");
-    const lane = tl.querySelector(`.ib-tl-lane[data-lane="${esc(sp.lane)}"]`); if (!lane) return;
-    let el = lane.querySelector(`.ib-tl-speech[data-rid="${esc(rid)}"]`);
+    const lane = tl.querySelector(`.ib-tl-lane[data-lane="${cssEsc(sp.lane)}"]`); if (!lane) return;
+    let el = lane.querySelector(`.ib-tl-speech[data-rid="${cssEsc(rid)}"]`);
     if (!el) { el = document.createElement("div"); el.className = "ib-tl-speech"; el.dataset.rid = rid; lane.appendChild(el); }
     const span = Number(tl.dataset.span) || Number(sp.span) || 1;
     const pct = (t) => Math.max(0, Math.min(100, 100 * t / span));
