@@ -741,10 +741,21 @@ class _Flaky:
 
 
 def _flaky_open(monkeypatch, n: int, error: str) -> tuple[_Flaky, list]:
-    """Make the store's enable_wal fail `n` times with `error`; its backoff sleeps are recorded, not slept."""
+    """Make the store's enable_wal fail `n` times with `error`; its backoff sleeps are recorded, not slept.
+
+    Both patches are process-wide (a class attribute and `time.sleep`), so they act only on this test's
+    thread: a background thread left by another test keeps the real enable_wal and really sleeps."""
     flaky, slept = _Flaky(n, error), []
-    monkeypatch.setattr(sqlite_utils.Database, "enable_wal", lambda db: flaky(db))
-    monkeypatch.setattr("annotation.store.time.sleep", slept.append)
+    me, real_wal, real_sleep = threading.get_ident(), sqlite_utils.Database.enable_wal, time.sleep
+
+    def enable_wal(db):
+        return flaky(db) if threading.get_ident() == me else real_wal(db)
+
+    def sleep(seconds):
+        return slept.append(seconds) if threading.get_ident() == me else real_sleep(seconds)
+
+    monkeypatch.setattr(sqlite_utils.Database, "enable_wal", enable_wal)
+    monkeypatch.setattr("annotation.store.time.sleep", sleep)
     return flaky, slept
 
 
