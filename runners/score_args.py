@@ -11,6 +11,7 @@ from typing import Callable
 
 from runners import checks, score_checks
 from runners.cli_errors import CliError, usage
+from runners.score_cmd import verdict_store
 
 _IB_ONLY = ("mcq_key", "delta", "pre_tol", "gate_thresh", "items", "judge_cache_dir")
 _API_ARGS = {"base_url": "base_url", "api_key_env": "key_env", "timeout_s": "timeout", "max_retries": "retries",
@@ -142,14 +143,6 @@ def _tol(v: str) -> float:
     return t
 
 
-def _store(a):
-    from runners.score_cmd import verdict_store
-    spec = (a.judge or "").strip().lower()
-    if not spec or spec == "lexical" or spec.startswith(("cache:", "ensemble:", "replay:")):
-        return None
-    return verdict_store(a)
-
-
 def _interactionbench(a, chk) -> Plan:
     from annotation.loaders.interactionbench import scan
     from scoring import interactionbench as ib
@@ -172,7 +165,7 @@ def _interactionbench(a, chk) -> Plan:
     given = {"delta": a.delta, "pre_tol": pre_tol, "gate_thresh": a.gate_thresh, "use_gate": a.gate or None,
              "skip_missing": a.skip_missing or None, "fixed": a.fixed or None, "items": split}
     cfg = ib.IBConfig.from_dict({k: v for k, v in given.items() if v is not None})  # unset: paper defaults
-    store = _store(a)
+    store = verdict_store(a)
     try:
         judge = ib.build_judge(a.judge, a.judge_cache_dir, prompt=a.judge_prompt or "v2", verdict_cache=store)
     except (ValueError, OSError) as exc:
@@ -216,7 +209,7 @@ def _jsonl_benchmark(a, chk) -> Plan:
         if iid in chk.left_out:
             preds.pop(iid)
     keep = [it for it in ds.items if it.id not in chk.left_out]
-    store = _store(a)
+    store = verdict_store(a)
     judge = None
     if b == "interactscope" and a.judge:
         from runners.evaluate import build_content_judge
@@ -298,7 +291,7 @@ def _omniinteract(a, chk) -> Plan:
     if a.fixed:
         from dataclasses import replace
         config = replace(config, fixed=True)
-    store = _store(a)
+    store = verdict_store(a)
     from runners.evaluate import oi_transport
     try:
         transport = oi_transport(a.judge, store)

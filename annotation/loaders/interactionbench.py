@@ -5,6 +5,7 @@ annotation.json files when there are any."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -124,26 +125,31 @@ def _check_item(ck: _Checker, iid: str, it: Any, duration: float) -> bool:
         return False
     ok = True
     qt = qt if qt_ok else 0.0
+    late = duration or sys.float_info.max  # answers after the end are warned about when the duration is known
+    early = qt if tt == "A" else 0.0  # answers before 0 are errors, type A answers before the question warnings
     for k, a in enumerate(answers):
         if not isinstance(a, dict):
             ck.error(iid, f"answers[{k}]", f"expected an object, got {type(a).__name__}")
             ok = False
             continue
         t = a.get("time_s")
-        t_ok = is_number(t)
-        if t is not None and not (t_ok and t >= 0):
+        # the common case first: a number inside [early, late] needs no check and no warning (JSON gives exact
+        # int and float types; NaN and infinities fail the comparison and go the long way)
+        odd = t is not None and not ((type(t) is float or type(t) is int) and early <= t <= late)
+        if odd and not (is_number(t) and t >= 0):
             ck.time(iid, f"answers[{k}].time_s", t, allow_null=True)
+            odd = False  # an error: no timing warnings on top
         if "evidence_time_s" in a:
             ck.time(iid, f"answers[{k}].evidence_time_s", a.get("evidence_time_s"), allow_null=True)
         c = a.get("content")
         if c is not None and not isinstance(c, str):
             ck.error(iid, f"answers[{k}].content", f"expected text, got {type(c).__name__}")
             ok = False
-        if t_ok:
-            if tt == "A" and 0 <= t < qt:
+        if odd:
+            if t < early:
                 ck.warn(iid, f"answers[{k}].time_s", f"answer at {t}s comes before its question at {qt}s"
                                                      " (type A is timed at the question; check the annotation)")
-            if duration and t > duration:
+            if t > late:
                 ck.warn(iid, f"answers[{k}].time_s", f"answer at {t}s is after the video ends ({duration}s)")
     if tt in ib_rules.TIME_TYPES and not ib_rules.is_valid(it):
         ck.warn(iid, "answers", "no timed answer and not silence-required; the item is not scoreable and is skipped")

@@ -126,6 +126,37 @@ def test_malformed_item_is_reported_precisely(tmp_path, name, items, item, field
     assert "annotations/demo/v1.json" in str(hits[0]) and item in str(hits[0])
 
 
+ANSWER_TIMES = [  # (answers' time_s in a type A item asked at 20 s in a 30 s video, the problems, in order)
+    ([20, 20.0, 30, 25.5], []),  # int and float, at the question and at the very end: nothing to say
+    ([None], []),  # an untimed answer: the item is not scoreable (reported once, below the answers)
+    ([3.0], [("warning", "answers[0].time_s", "answer at 3.0s comes before its question at 20.0s")]),
+    ([31], [("warning", "answers[0].time_s", "answer at 31s is after the video ends")]),
+    ([-2], [("error", "answers[0].time_s", "negative time -2; expected seconds >= 0")]),
+    ([float("nan")], [("error", "answers[0].time_s", "expected a number of seconds, got nan")]),
+    ([float("inf")], [("error", "answers[0].time_s", "expected a number of seconds, got inf")]),
+    ([True], [("error", "answers[0].time_s", "expected a number of seconds, got True")]),
+    ([21, "21"], [("error", "answers[1].time_s", "expected a number of seconds, got '21'")]),
+]
+
+
+@pytest.mark.parametrize("times,expected", ANSWER_TIMES, ids=["inside", "untimed", "before_question", "after_end",
+                                                                "negative", "nan", "inf", "bool", "text"])
+def test_answer_times_are_checked_one_by_one(tmp_path, times, expected):
+    """Each answer time: a number in [question, end] passes silently; the rest get exactly one problem each."""
+    item = {**A_ITEM, "answers": [{"time_s": t, "content": "red"} for t in times]}
+    probs = [p for p in _problems(tmp_path, [item]) if p.field != "answers"]
+    assert [(p.severity, p.field, p.message.split(" (")[0]) for p in probs] == expected
+
+
+def test_a_question_after_the_end_gets_both_timing_warnings(tmp_path):
+    """Asked at 40 s in a 30 s video, an answer at 35 s is both before its question and after the end."""
+    item = {**A_ITEM, "question_time_s": 40.0, "answers": [{"time_s": 35.0, "content": "red"}]}
+    probs = _problems(tmp_path, [item])
+    assert [(p.field, p.message.split(" (")[0]) for p in probs] == [
+        ("answers[0].time_s", "answer at 35.0s comes before its question at 40.0s"),
+        ("answers[0].time_s", "answer at 35.0s is after the video ends")]
+
+
 @pytest.mark.parametrize("raw,text", [(b'{"video_id": "v1", "items": [', "invalid JSON at line 1"),
                                       (b'\xff\xfe{"video_id": 1}', "not UTF-8"),
                                       (b"", "empty"),

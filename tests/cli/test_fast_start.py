@@ -112,3 +112,23 @@ def test_a_refused_score_keeps_its_exit_code_and_its_one_error_line(tmp_path, h)
                    str(tmp_path / "p.jsonl")], tmp_path)
     assert res.returncode == 1 and res.stdout == ""
     assert res.stderr.count("\n") == 1 and res.stderr.startswith("error: ") and "--data" in res.stderr
+
+
+def test_score_pauses_the_cycle_collector_only_for_itself_and_only_without_a_model(tmp_path, h, ib_demo, cli,
+                                                                                    monkeypatch):
+    """A lexical score runs with the collector paused and leaves it running for its caller; a model judge's
+    score keeps it running (its clients may hold reference cycles)."""
+    import gc
+
+    from runners import score_cmd
+    seen = []
+    real = score_cmd._score
+    monkeypatch.setattr(score_cmd, "_score", lambda a: (seen.append((a.judge, gc.isenabled())), real(a))[1])
+    preds = h.write_ib_preds(tmp_path / "preds.jsonl")
+    assert gc.isenabled()
+    assert cli("score", "interactionbench", "--data", ib_demo, "--preds", preds, "--out", tmp_path / "o.json").code == 0
+    assert gc.isenabled()
+    r = cli("score", "interactionbench", "--data", ib_demo, "--preds", preds, "--judge", "openai:judge-model",
+            "--db", tmp_path / "s.sqlite", "--out", tmp_path / "o2.json")
+    assert gc.isenabled()
+    assert seen[0] == (None, False) and seen[1] == ("openai:judge-model", True), (seen, r.err)
