@@ -44,34 +44,45 @@ def _wall(cmd: list[str], cwd: Path, env: dict) -> tuple[float, float]:
 
 
 def _clean_venv(root: Path) -> str:
-    """A venv of this same interpreter with nothing installed: Python's start-up without this machine's
-    site-packages .pth hooks (here one imports certifi on every start, ~26 ms, for a sandbox's proxy CA).
-    Both scoring paths need only the standard library, so both run in it unchanged."""
+    """A venv of this same interpreter: Python's start-up without this machine's site-packages .pth hooks (here
+    one imports certifi on every start, ~26 ms, for a sandbox's proxy CA). The installed packages stay importable
+    through PYTHONPATH (`_without_hooks`), which puts a folder on sys.path without running its .pth files."""
     import venv
     venv.EnvBuilder(with_pip=False, system_site_packages=False).create(root / "clean-venv")
     return str(root / "clean-venv" / "bin" / "python")
+
+
+def _without_hooks(env: dict) -> dict:
+    """`env` with this interpreter's site-packages on PYTHONPATH (after any path already there)."""
+    import sysconfig
+    paths = [p for p in (env.get("PYTHONPATH"), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])
+             if p]
+    return {**env, "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
 
 
 def end_to_end_interactionbench(root: Path, repeat: int = 9) -> None:
     """Our CLI and the reference's CLI on the same 1,060-item set, alternating runs with a bare interpreter
     (`python -c pass`: Python's own start-up, which both pay); medians, the ratio, and both above start-up.
     Measured twice in the same run: with this machine's Python as it starts (the figure a user of this machine
-    sees), and with the same interpreter in a clean venv (no .pth hooks: start-up as on a fresh install)."""
+    sees), and with the same interpreter and packages from a clean venv (no .pth hooks: start-up as on a fresh
+    install)."""
     data, preds = root / "ib", root / "ib_preds.jsonl"
     if not (REFERENCE_IB / "interactionbench" / "cli.py").is_file():
         raise SystemExit(f"reference InteractionBench not found at {REFERENCE_IB} (set IBENCH_REFERENCE_IB)")
     # bytecode caching on for both, as an installed program has it (the warm-up run writes the .pyc files)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     ref_env = {**env, "PYTHONPATH": str(REFERENCE_IB)}
-    pythons = {"this machine's python": sys.executable, "clean venv, same python": _clean_venv(root)}
+    pythons = {"this machine's python": sys.executable, "clean venv, same packages": _clean_venv(root)}
 
     def commands(py: str) -> dict[str, tuple[list[str], Path, dict]]:
+        fix = (lambda e: e) if py == sys.executable else _without_hooks
         return {
             "ours": ([py, str(REPO / "app.py"), "score", "interactionbench", "--data", str(data),
-                      "--preds", str(preds), "--out", str(root / "ours.json")], REPO, env),
+                      "--preds", str(preds), "--out", str(root / "ours.json")], REPO, fix(env)),
             "ref": ([py, "-c", "import sys; from interactionbench.cli import main; main(sys.argv[1:])",
-                     "eval", str(preds), "--data", str(data), "--out", str(root / "ref_out")], REFERENCE_IB, ref_env),
-            "bare": ([py, "-c", "pass"], REPO, env),
+                     "eval", str(preds), "--data", str(data), "--out", str(root / "ref_out")], REFERENCE_IB,
+                    fix(ref_env)),
+            "bare": ([py, "-c", "pass"], REPO, fix(env)),
         }
     runs = {(label, name): [] for label in pythons for name in ("ours", "ref", "bare")}
     for py in pythons.values():  # warm the caches (.pyc, page cache)
