@@ -60,7 +60,7 @@ def _without_hooks(env: dict) -> dict:
     return {**env, "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
 
 
-def end_to_end_interactionbench(root: Path, repeat: int = 9) -> None:
+def end_to_end_interactionbench(root: Path, repeat: int = 21) -> None:
     """Our CLI and the reference's CLI on the same 1,060-item set, alternating runs with a bare interpreter
     (`python -c pass`: Python's own start-up, which both pay); medians, the ratio, and both above start-up.
     Measured twice in the same run: with this machine's Python as it starts (the figure a user of this machine
