@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import closing
 from pathlib import Path
 
 from annotation.store import Store
@@ -24,24 +25,18 @@ def _route(server, mount: str, body=None, raw: bytes | None = None, method: str 
 
 
 def _rows(server, session_id: str) -> list:
-    st = Store(server.db)
-    try:
+    with closing(Store(server.db)) as st:
         return st.responses(session_id=session_id)
-    finally:
-        st.close()
 
 
 def test_a_link_responds_through_the_route_into_its_own_session_only(server):
     tok = server.tokens["alice"]
     _, opened = server_fn(server.url, "/study", "open_session", {"t": tok})
     mine = opened["session"]["id"]
-    st = Store(server.db)
-    try:
+    with closing(Store(server.db)) as st:
         bob = next(s.id for s in st.sessions() if s.participant == "bob")
         before = {r.id for r in st.responses(session_id=mine)}  # other tests of this module may respond as alice too
         bob_before = st.responses(session_id=bob)
-    finally:
-        st.close()
     # the body names bob's session: the token decides, as in the server function
     status, res = _route(server, "/study", {"t": tok, "session_id": bob, "item_index": 0, "item_id": "moving_square#0",
                                             "kind": "press", "media_t": 0.0, "rid": "r_a11ce0000000000001"})
@@ -74,12 +69,9 @@ def test_the_route_refuses_what_the_server_function_refuses_in_the_same_words(se
 
 
 def test_the_studio_route_needs_a_sign_in_and_never_reaches_a_study_session(server):
-    st = Store(server.db)
-    try:
+    with closing(Store(server.db)) as st:
         alice = next(s.id for s in st.sessions() if s.participant == "alice")
         before = len(st.responses(session_id=alice))
-    finally:
-        st.close()
     req = {"session_id": alice, "item_index": 0, "kind": "press", "media_t": 0.0}
     status, anon = _route(server, "", req)
     assert status == 200 and anon["ok"] is False and "Sign in" in anon["error"]
@@ -88,11 +80,8 @@ def test_the_studio_route_needs_a_sign_in_and_never_reaches_a_study_session(serv
 
 
 def test_no_body_gets_a_500_or_a_row(server):
-    st = Store(server.db)
-    try:
+    with closing(Store(server.db)) as st:
         n0 = len(st.responses())
-    finally:
-        st.close()
     for mount in ("/study", ""):
         for raw in (b"", b"not json", b"[1, 2, 3]", b'"text"', b"null", b"{\"t\": [1]}", b"\xff\xfe",
                     json.dumps({"t": {"$gt": ""}, "item_index": "0; drop table responses"}).encode()):
@@ -102,11 +91,8 @@ def test_no_body_gets_a_500_or_a_row(server):
         assert status == 405
         status, _ = _route(server, mount, raw=b"{" + b" " * (13 * 2**20) + b"}")
         assert status in (0, 413)  # refused before or while reading the body
-    st = Store(server.db)
-    try:
+    with closing(Store(server.db)) as st:
         assert len(st.responses()) == n0
-    finally:
-        st.close()
     assert server.alive()
 
 
@@ -115,11 +101,8 @@ def test_another_sites_page_cannot_post_a_response(server):
     host as its Origin: either is refused before the body is read, and nothing is stored."""
     tok = server.tokens["alice"]
     server_fn(server.url, "/study", "open_session", {"t": tok})
-    st = Store(server.db)
-    try:
+    with closing(Store(server.db)) as st:
         n0 = len(st.responses())
-    finally:
-        st.close()
     body = json.dumps({"t": tok, "item_index": 0, "kind": "press", "media_t": 0.0}).encode()
     for mount in ("/study", ""):
         url = f"{server.url}{mount}/api/respond"
@@ -133,8 +116,5 @@ def test_another_sites_page_cannot_post_a_response(server):
     host = server.url.split("://", 1)[1]
     status, text = http(f"{server.url}/study/api/respond", raw=body, headers={"Origin": f"http://{host}"})
     assert status == 200 and json.loads(text)["ok"]
-    st = Store(server.db)
-    try:
+    with closing(Store(server.db)) as st:
         assert len(st.responses()) == n0 + 1
-    finally:
-        st.close()
