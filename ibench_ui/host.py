@@ -16,9 +16,11 @@ import ipaddress
 import socket
 from typing import Optional
 
+import anyio
 import gradio as gr
+import orjson
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, PlainTextResponse
+from fastapi.responses import FileResponse, PlainTextResponse, Response
 
 from ibench_ui.context import AppContext
 from ibench_ui.media_route import MediaIndex
@@ -117,10 +119,6 @@ class FastRoutes:
         fn = self.routes.get(scope.get("path")) if scope["type"] == "http" else None
         if fn is None:
             return await self.app(scope, receive, send)
-        import anyio
-        import orjson
-        from starlette.responses import Response
-
         if scope["method"] != "POST":
             return await PlainTextResponse("Method not allowed.", status_code=405,
                                            headers={"Allow": "POST"})(scope, receive, send)
@@ -169,8 +167,6 @@ def build_host(ctx: AppContext) -> "FastRoutes":
         if path is None:
             return PlainTextResponse("Not found.", status_code=404)
         return FileResponse(path, headers={"Cache-Control": "private, max-age=3600"})
-
-    import anyio
 
     participant_routes: dict = {}
     studio_routes: dict = {}
