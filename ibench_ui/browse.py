@@ -40,8 +40,14 @@ def build_browse(ctx: AppContext, token: gr.State, demo: Optional[gr.Blocks] = N
     first = ctx.benchmarks()[0]
     choices = _item_choices(ctx, first)
     with gr.Row():
-        bench = gr.Dropdown(ctx.benchmarks(), value=first, label="Benchmark", elem_id="browse-benchmark")
-        item = gr.Dropdown(choices, value=choices[0][1] if choices else None, label="Item", elem_id="browse-item")
+        # with a load event both start locked and the load unlocks them with the first item's player: a choice
+        # made before the load's reply would otherwise be overwritten by it (the dropdown naming one item, the
+        # player showing another)
+        unlocked = demo is None
+        bench = gr.Dropdown(ctx.benchmarks(), value=first, label="Benchmark", elem_id="browse-benchmark",
+                            interactive=unlocked)
+        item = gr.Dropdown(choices, value=choices[0][1] if choices else None, label="Item", elem_id="browse-item",
+                           interactive=unlocked)
     with gr.Row():
         with gr.Column(scale=3):
             player = gr.HTML(video_html(None), elem_id="browse-player", js_on_load=None)
@@ -65,12 +71,12 @@ def build_browse(ctx: AppContext, token: gr.State, demo: Optional[gr.Blocks] = N
     def on_load(b: str, item_id: str, tok: str):
         b = b if b in ctx.benchmarks() else first
         v, d = on_item(b, item_id, tok)
-        return v, d, _problems_html(ctx, b)
+        return v, d, _problems_html(ctx, b), gr.update(interactive=True), gr.update(interactive=True)
 
     bench.change(on_bench, [bench, token], [item, player, details, problems])
     item.change(on_item, [bench, item, token], [player, details])
     if demo is not None:
-        demo.load(on_load, [bench, item, token], [player, details, problems], api_visibility="private",
+        demo.load(on_load, [bench, item, token], [player, details, problems, bench, item], api_visibility="private",
                   show_progress="hidden")
 
 

@@ -120,7 +120,10 @@ def build_compare(ctx: AppContext, demo: Optional[gr.Blocks] = None, tabs: Optio
     first = ctx.benchmarks()[0]
     item0, keys0 = None, []
     with gr.Row():
-        bench = gr.Dropdown(ctx.benchmarks(), value=first, label="Benchmark", elem_id="compare-benchmark")
+        # locked until the page's load event has filled the tab (as in Browse): a benchmark chosen before the
+        # load's reply would be left beside the first benchmark's items and responders
+        bench = gr.Dropdown(ctx.benchmarks(), value=first, label="Benchmark", elem_id="compare-benchmark",
+                            interactive=demo is None)
         item = gr.Dropdown([], value=item0, label="Item", elem_id="compare-item")
         refresh = gr.Button("Refresh", elem_id="compare-refresh", scale=0)
     who = gr.CheckboxGroup([], value=keys0, label="Responders (participants, model runs, live models)",
@@ -168,7 +171,7 @@ def build_compare(ctx: AppContext, demo: Optional[gr.Blocks] = None, tabs: Optio
             b0 = bench.value if isinstance(bench.value, str) else first
             iid, keys = default_selection(ctx, b0)
             v, f, h = render(ctx, b0, iid, keys)
-            return (gr.skip(), gr.update(choices=item_choices(ctx, b0), value=iid),
+            return (gr.update(interactive=True), gr.update(choices=item_choices(ctx, b0), value=iid),
                     gr.update(choices=responder_choices(ctx, b0), value=keys), v, f, h, gr.skip())
         choices = responder_choices(ctx, b)
         valid = {k for _, k in choices}
@@ -180,7 +183,7 @@ def build_compare(ctx: AppContext, demo: Optional[gr.Blocks] = None, tabs: Optio
             iid = next((it.id for it in ds.items if it.id in covered), iid)
         keys = keys or default_keys
         v, f, h = render(ctx, b, iid, keys)
-        return (gr.update(value=b), gr.update(choices=item_choices(ctx, b), value=iid),
+        return (gr.update(value=b, interactive=True), gr.update(choices=item_choices(ctx, b), value=iid),
                 gr.update(choices=choices, value=keys), v, f, h,
                 gr.Tabs(selected="compare") if tabs is not None else gr.skip())
 
