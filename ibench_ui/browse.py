@@ -76,8 +76,9 @@ def build_browse(ctx: AppContext, token: gr.State, demo: Optional[gr.Blocks] = N
     bench.change(on_bench, [bench, token], [item, player, details, problems])
     item.change(on_item, [bench, item, token], [player, details])
     if demo is not None:
-        demo.load(on_load, [bench, item, token], [player, details, problems, bench, item], api_visibility="private",
-                  show_progress="hidden")
+        for trigger in (demo.load, token.change):  # a sign-in redraws (and unlocks) what the load may have refused
+            trigger(on_load, [bench, item, token], [player, details, problems, bench, item],
+                    api_visibility="private", show_progress="hidden")
 
 
 def _problems_html(ctx: AppContext, benchmark: str) -> str:

@@ -193,3 +193,10 @@ def build_compare(ctx: AppContext, demo: Optional[gr.Blocks] = None, tabs: Optio
 
     demo.load(on_load if tabs is not None else on_load_no_tabs, None, outs, api_visibility="private",
               show_progress="hidden")
+    if token is not None:
+        def on_sign_in(b: str, iid: str, keys: list[str]):
+            """A sign-in unlocks the tab the load refused before it, keeping what is chosen (the benchmark's
+            default item and responders when nothing is)."""
+            return (gr.update(interactive=True), *(on_refresh(b, iid, keys) if iid else on_bench(b)))
+        token.change(on_sign_in, [bench, item, who], [bench, item, who, player, plot, lanes],
+                     api_visibility="private", show_progress="hidden")

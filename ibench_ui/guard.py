@@ -37,7 +37,9 @@ def guard_functions(demo: gr.Blocks, ctx: AppContext, token: gr.State, fn_ids: I
         fn = block_fn.fn
         if fn is None or getattr(fn, "__name__", "") in ANONYMOUS_OK or getattr(fn, "_ib_guarded", False):
             continue
-        quiet = any(ev in QUIET_EVENTS for _, ev in (block_fn.targets or []))
+        # page events and a State's own changes (a sign-in refreshing a tab) are refused without a message
+        quiet = any(ev in QUIET_EVENTS or isinstance(demo.blocks.get(bid), gr.State)
+                    for bid, ev in (block_fn.targets or []))
         block_fn.fn = _wrap(demo, ctx, token, fn, roles, quiet, len(block_fn.outputs))
 
 

@@ -1,0 +1,38 @@
+"""A shared studio (accounts exist): Browse and Compare stay locked for a visitor who has not signed in, and a
+sign-in unlocks and fills them without reloading the page (their load was refused before it)."""
+import pytest
+
+from annotation import auth
+from annotation.store import Store
+
+pytestmark = pytest.mark.browser
+
+
+def sign_in(page, name, password):
+    page.get_by_role("tab", name="Annotation").click()
+    page.locator("#signin-name input, #signin-name textarea").first.fill(name)
+    page.locator("#signin-password input").first.fill(password)
+    page.click("#signin-button")
+    page.wait_for_selector(f'#signin-status[data-user="{name}"]', timeout=20000)
+
+
+def test_sign_in_unlocks_browse_and_compare(app_server, page):
+    auth.create_user(Store(app_server.db), "rev", "reviewer", "rev-password")
+    page.goto(app_server.url + "/")
+    page.wait_for_selector("#browse-item input", state="attached", timeout=60000)
+    # the visitor's load is refused without a message: nothing drawn, pickers locked
+    page.wait_for_function("() => document.querySelector('#browse-problems') !== null", timeout=30000)
+    assert page.locator("#browse-item input").is_disabled()
+    assert page.locator("#browse-benchmark input").is_disabled()
+    assert page.locator("#browse-player #stream-video").count() == 0
+    sign_in(page, "rev", "rev-password")
+    page.get_by_role("tab", name="Browse").click()
+    page.wait_for_function("() => !document.querySelector('#browse-item input').disabled", timeout=30000)
+    page.wait_for_function("() => { const v = document.querySelector('#stream-video');"
+                           " return v && v.dataset.item === 'ball_counter#0'; }", timeout=30000)
+    # a reviewer sees the target times
+    page.wait_for_selector("#browse-details #item-targets", timeout=30000)
+    page.get_by_role("tab", name="Compare").click()
+    page.wait_for_function("() => !document.querySelector('#compare-benchmark input').disabled", timeout=30000)
+    page.wait_for_function("() => document.querySelector('#compare-item input').value !== ''", timeout=30000)
+    assert page.locator(".toast-body").count() == 0  # no "Not allowed" on the way
