@@ -14,7 +14,7 @@ from ibench_ui.context import AppContext
 from ibench_ui.render import esc, table_html
 
 # the handlers' helpers live in ibench_ui.handlers, so Verify and Review need not import this module
-from ibench_ui.handlers import GUARDED, error_html, guarded, ok_html  # noqa: F401
+from ibench_ui.handlers import GUARDED, IN_ORDER, error_html, guarded, ok_html  # noqa: F401
 
 
 def build_annotation_tabs(ctx: AppContext, token: Optional[gr.State] = None) -> None:
@@ -59,9 +59,9 @@ def build_annotation_tabs(ctx: AppContext, token: Optional[gr.State] = None) -> 
     ev = signin.click(do_signin, [name, password], [token, who, password], api_name="sign_in")
     password.submit(do_signin, [name, password], [token, who, password], api_visibility="private")
     signout.click(do_signout, [token], [token, who], api_name="sign_out")
-    for refresh in (refresh_verify, refresh_review):
+    for refresh, tab in ((refresh_verify, "verify"), (refresh_review, "review")):
         fn, inputs, outputs = refresh
-        ev.then(fn, inputs, outputs, api_visibility="private")
+        ev.then(fn, inputs, outputs, api_visibility="private", **IN_ORDER[tab])
 
 
 def build_users(ctx: AppContext, token: gr.State) -> None:

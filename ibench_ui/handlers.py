@@ -12,6 +12,11 @@ from ibench_ui.render import esc
 
 GUARDED = (PermissionError, ValueError, KeyError)
 
+# The listeners that refresh one sub-tab's queue (a sign-in's refresh, a benchmark or filter chosen after it) run
+# one at a time in the order they were asked: side by side, an earlier refresh could land last and draw the other
+# benchmark's queue under the one chosen. Keyword arguments for each such listener, by sub-tab.
+IN_ORDER = {tab: {"concurrency_id": f"{tab}-queue", "concurrency_limit": 1} for tab in ("verify", "review")}
+
 
 def error_html(exc: BaseException) -> str:
     msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc

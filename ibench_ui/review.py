@@ -14,7 +14,7 @@ import gradio as gr
 from annotation import auth, interchange, review, verification
 from annotation.edits import current_value, default_field, valid_fields
 from annotation.model import Item
-from ibench_ui.handlers import guarded, ok_html
+from ibench_ui.handlers import IN_ORDER, guarded, ok_html
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, item_details_html, table_html, video_html
 from ibench_ui.workbench_timeline import (build_controls, hidden_picker, pick_table, picked, picked_item_update,
@@ -388,7 +388,7 @@ def build_review(ctx: AppContext, token: gr.State):
                   [queue, item, annot_f, msg, adj_queue, dispute, progress])
     for trig in (refresh.click, bench.change, status_f.change, annot_f.change):
         trig(*refresh_io, api_name="review_queue" if trig == refresh.click else None,
-             api_visibility="public" if trig == refresh.click else "private")
+             api_visibility="public" if trig == refresh.click else "private", **IN_ORDER["review"])
     item.change(on_item, [token, bench, item], [player, timeline, details, field, current, hist, trail, undo_pick, msg],
                 api_name="review_item")
     field.input(on_field, [token, bench, item, field], [current, msg], api_name="review_field")

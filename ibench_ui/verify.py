@@ -15,7 +15,7 @@ import gradio as gr
 
 from annotation import agreement, auth, verification
 from annotation.model import Item
-from ibench_ui.handlers import guarded, ok_html
+from ibench_ui.handlers import IN_ORDER, guarded, ok_html
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, table_html, video_html
 from ibench_ui.review import current_item
@@ -375,7 +375,7 @@ def build_verify(ctx: AppContext, token: gr.State):
         return (*walk_view(user, it, state), "")
 
     refresh_io = (on_refresh, [token, bench], [item, msg, queue, offset])
-    bench.change(*refresh_io, api_visibility="private")
+    bench.change(*refresh_io, api_visibility="private", **IN_ORDER["verify"])
     item.change(on_item, [token, bench, item],
                 [player, bar, req, event, reveal, pstate, cur, msg, frames, queue], api_name="verify_item")
     event.change(on_event, [token, bench, item, event], [reveal, msg], api_name="verify_reveal")
