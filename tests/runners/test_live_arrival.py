@@ -66,7 +66,11 @@ def test_batch_arrival_and_live_agree_on_a_slow_model(fake_server, tmp_path):
     # the reply counts at tick + measured latency in both
     live = store.responses(session_id="s1")
     assert [r.meta["decision_t"] for r in live] == [7.0] and live[0].meta["timing"] == "arrival"
-    assert live[0].t == round(7.0 + live[0].meta["latency_s"], 3)
+    # (the call's latency as measured: the response's meta keeps it rounded to 0.1 ms, and rounding 7 + 2.50654
+    # to ms gives 9.507 where 7 + 2.5065 gives 9.506)
+    (asked,) = [c for c in store.run_calls(live_run_id("s1"), ITEM) if c["t"] == 7.0]
+    assert live[0].t == round(7.0 + asked["latency_s"], 3)
+    assert abs(live[0].meta["latency_s"] - asked["latency_s"]) <= 5e-5
     (said,) = store.run_items(batch["run"]["id"])[ITEM]["emissions"]
     assert said["decision_t"] == 7.0 and said["t"] > 9.5
     # scored by the same scorer: the same numbers
