@@ -11,7 +11,6 @@ from typing import Callable
 
 from runners import checks, score_checks
 from runners.cli_errors import CliError, usage
-from runners.score_cmd import verdict_store
 
 _IB_ONLY = ("mcq_key", "delta", "pre_tol", "gate_thresh", "items", "judge_cache_dir")
 _API_ARGS = {"base_url": "base_url", "api_key_env": "key_env", "timeout_s": "timeout", "max_retries": "retries",
@@ -141,6 +140,20 @@ def _tol(v: str) -> float:
     if math.isnan(t) or t < 0:
         raise usage(f"expected seconds >= 0 or 'inf', found {v!r}", "--pre-tol")
     return t
+
+
+def runs_a_model(a) -> bool:
+    """Whether `score` calls a model judge; lexical and stored-verdict judges (cache:, ensemble:, replay:) do not."""
+    spec = (a.judge or "").strip().lower()
+    return bool(spec) and spec != "lexical" and not spec.startswith(("cache:", "ensemble:", "replay:"))
+
+
+def verdict_store(a):
+    """The SQLite store that caches model-judge verdicts; lexical and stored-verdict judges need none."""
+    if not runs_a_model(a):
+        return None
+    from annotation.store import Store
+    return Store(a.db)
 
 
 def _interactionbench(a, chk) -> Plan:

@@ -61,24 +61,12 @@ def print_table(benchmark: str, report: dict, model: str = "model") -> None:
         print(f"warning: {w}", file=sys.stderr)
 
 
-def runs_a_model(a) -> bool:
-    """Whether `score` calls a model judge; lexical and stored-verdict judges (cache:, ensemble:, replay:) do not."""
-    spec = (a.judge or "").strip().lower()
-    return bool(spec) and spec != "lexical" and not spec.startswith(("cache:", "ensemble:", "replay:"))
-
-
-def verdict_store(a):
-    """The SQLite store that caches model-judge verdicts; lexical and stored-verdict judges need none."""
-    if not runs_a_model(a):
-        return None
-    from annotation.store import Store
-    return Store(a.db)
-
-
 def score_command(a) -> int:
     """`python app.py score <benchmark>`: check every argument and file first (runners.score_args), then score,
     write --out atomically and print the table."""
     import gc
+
+    from runners.score_args import runs_a_model
     # Without a model, score builds a few hundred thousand objects (parsed files, records) that hold no reference
     # cycles: the cyclic collector's passes over that growing heap find nothing and cost ~2 ms of a 100 ms
     # command. It is paused for the command (and resumed after, for a caller in the same process); a model
