@@ -5,9 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-BENCHMARKS = ("interactionbench", "omniinteract", "proactivebench", "interactscope")
-
-
 @dataclass(frozen=True)
 class Stream:
     """One media file as read from disk; fps, duration and offsets come from the file itself."""

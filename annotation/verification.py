@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from annotation import registry
 from annotation import agreement
 from annotation.auth import STAFF, User
 from annotation.dataset import Dataset
@@ -53,8 +54,8 @@ def event_target(item: Item, event: int) -> Target:
 
 
 def proposed_media_time(item: Item, target: Target) -> float:
-    """The proposed time as media seconds: ProactiveBench seconds are 1-based intervals ([k-1, k))."""
-    return float(target.anchor) - 1.0 if item.benchmark == "proactivebench" else float(target.anchor)
+    """The proposed time as media seconds (the registry's shift: ProactiveBench seconds are 1-based intervals)."""
+    return registry.get(item.benchmark).media_time(target.anchor)
 
 
 def snap(t: float, unit: str, fps: Optional[float]) -> float:
@@ -233,7 +234,7 @@ def prefix_plan(item: Item, step: float = 1.0) -> list[tuple[float, float]]:
     opens = target.window[0] if target.window else target.anchor
     if opens <= start:  # a window that opens with the question (OmniInteract slots): the prefix runs to the anchor
         opens = target.anchor
-    end = float(opens) - 1.0 if item.benchmark == "proactivebench" else float(opens)
+    end = registry.get(item.benchmark).media_time(opens)
     out, s = [], max(0.0, float(start))
     while s < end - 1e-9:
         out.append((round(s, 6), round(min(s + step, end), 6)))

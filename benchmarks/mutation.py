@@ -8,7 +8,7 @@ per module, the mutants killed, survived, without a covering test and timed out,
     python benchmarks/mutation.py                      # every group (slow: tens of minutes on 2 cores)
     python benchmarks/mutation.py --group store        # one group
     python benchmarks/mutation.py --survivors          # also print each survivor's name
-    python benchmarks/mutation.py --group ib_aggregate --only 'scoring.ib_aggregate.*'   # one module
+    python benchmarks/mutation.py --group ib_aggregate --only 'scoring.interactionbench.aggregate.*'   # one module
 Not run in CI."""
 from __future__ import annotations
 
@@ -29,10 +29,10 @@ GOAL = 0.90
 
 # group -> (files to mutate, tests that guard them)
 GROUPS: dict[str, tuple[list[str], list[str]]] = {
-    "ib_timing": (["scoring/ib_timing.py", "scoring/refmath.py"],
+    "ib_timing": (["scoring/interactionbench/timing.py", "scoring/interactionbench/refmath.py"],
                   ["tests/scoring/test_ib_timing_rules.py", "tests/scoring/test_interactionbench_units.py",
                    "tests/scoring/test_interactionbench_parity.py"]),
-    "ib_aggregate": (["scoring/ib_aggregate.py", "scoring/interactionbench.py"],
+    "ib_aggregate": (["scoring/interactionbench/aggregate.py", "scoring/interactionbench/scorer.py"],
                      ["tests/scoring/test_ib_aggregate_rules.py", "tests/scoring/test_ib_records_rules.py",
                       "tests/scoring/test_interactionbench_units.py",
                       "tests/scoring/test_interactionbench_parity.py",
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workdir", default=None, help="scratch folder (default: a temporary folder)")
     p.add_argument("--survivors", action="store_true", help="print each surviving mutant's name")
     p.add_argument("--only", action="append", metavar="GLOB",
-                   help="mutmut name pattern, e.g. 'scoring.ib_aggregate.*': mutate only one module of a group")
+                   help="mutmut name pattern, e.g. 'scoring.interactionbench.aggregate.*': mutate only one module of a group")
     a = p.parse_args(argv)
     if a.jobs < 1:
         raise SystemExit("error: --jobs: expected a positive count")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation.loaders.interactionbench import load_rows  # noqa: E402
+from annotation.interactionbench.loader import load_rows  # noqa: E402
 from benchmarks import synthetic  # noqa: E402
 from benchmarks.oi_synthetic import _instant, build_synthetic  # noqa: E402
 from benchmarks.timing import median_time  # noqa: E402
@@ -126,7 +126,7 @@ def reference_core(data: Path, preds: list) -> float:
 
 
 def main() -> None:
-    from scoring import interactionbench as ib
+    from scoring.interactionbench import scorer as ib
     from scoring.omniinteract import OIConfig, evaluate
 
     with tempfile.TemporaryDirectory() as tmp:

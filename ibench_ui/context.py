@@ -10,7 +10,8 @@ from typing import Optional
 from annotation import auth
 from annotation.dataset import Dataset
 from annotation.loaders import demo_dir, load
-from annotation.model import BENCHMARKS, Item
+from annotation import registry
+from annotation.model import Item
 from annotation.store import Store
 from ibench_ui.models import ModelRegistry
 
@@ -29,7 +30,7 @@ class AppContext:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self):
-        for b in BENCHMARKS:
+        for b in registry.names():
             self.data_dirs.setdefault(b, demo_dir(b))
 
     def dataset(self, benchmark: str) -> Dataset:
@@ -68,7 +69,7 @@ class AppContext:
             return None
 
     def benchmarks(self) -> list[str]:
-        return [b for b in BENCHMARKS if b in self.data_dirs]
+        return [b for b in registry.names() if b in self.data_dirs]
 
 
 def find_item(ctx: AppContext, benchmark: str, item_id: str) -> Optional[Item]:

@@ -12,13 +12,13 @@ FAST_EXIT = ("score",)
 
 
 def _serve(argv: list[str]) -> int:
-    from annotation.model import BENCHMARKS
+    from annotation import registry
     parser = argparse.ArgumentParser(prog="python app.py", description="Serve the ibench-ui studio. "
                                      "Commands: validate, list, score, run, export, report, users, study (python app.py <verb> -h)")
     parser.add_argument("--db", default="ibench.sqlite", help="SQLite file (created on first start)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=None, help="default: Gradio's (7860 or the next free one)")
-    for b in BENCHMARKS:
+    for b in registry.names():
         parser.add_argument(f"--{b}", metavar="DIR", help=f"{b} dataset folder (default: the embedded demo)")
     parser.add_argument("--asr-model", default=None, help="faster-whisper model: a local folder or a model name")
     parser.add_argument("--models", metavar="FILE", default=None,
@@ -29,7 +29,7 @@ def _serve(argv: list[str]) -> int:
     try:  # the same checks as the verbs: one error line, before anything is created
         from runners import checks
         checks.check_db(args.db, create=True)
-        for b in BENCHMARKS:
+        for b in registry.names():
             if getattr(args, b):
                 checks.input_dir(getattr(args, b), f"--{b}")
     except CliError as exc:
@@ -52,7 +52,7 @@ def _serve(argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
-    dirs = {b: getattr(args, b) for b in BENCHMARKS if getattr(args, b)}
+    dirs = {b: getattr(args, b) for b in registry.names() if getattr(args, b)}
     ctx = AppContext(store=Store(args.db), data_dirs={k: Path(v) for k, v in dirs.items()},
                      asr_model=args.asr_model, models=models)
     return serve(ctx, host=args.host, port=args.port)

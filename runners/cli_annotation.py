@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from annotation.model import BENCHMARKS
+from annotation import registry
 from runners.cli import verb
 from runners.cli_errors import CliError, usage
 
@@ -97,7 +97,7 @@ def export_dataset(a) -> int:
     from runners import checks
     from runners.cli_errors import from_problem
     if not a.benchmark:
-        raise usage(f"export {a.what}: expected --benchmark ({', '.join(BENCHMARKS)}), found none", "--benchmark")
+        raise usage(f"export {a.what}: expected --benchmark ({', '.join(registry.names())}), found none", "--benchmark")
     if a.what == "verified" and a.format not in (None, "native"):
         raise usage(f"export verified writes the native layout, found --format {a.format} (drop it)", "--format")
     fmt = a.format or "native"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from annotation.model import BENCHMARKS
+from annotation import registry
 from runners.cli import verb
 
 
@@ -14,8 +14,8 @@ def _data_dirs(pairs: list[str]) -> dict[str, str]:
     out = {}
     for pair in pairs:
         bench, sep, path = pair.partition("=")
-        if not sep or bench not in BENCHMARKS:
-            raise ValueError(f"--data {pair!r}: expected BENCHMARK=DIR with BENCHMARK one of {', '.join(BENCHMARKS)}")
+        if not sep or bench not in registry.names():
+            raise ValueError(f"--data {pair!r}: expected BENCHMARK=DIR with BENCHMARK one of {', '.join(registry.names())}")
         out[bench] = path
     return out
 
@@ -24,7 +24,7 @@ def _data_dirs(pairs: list[str]) -> dict[str, str]:
 def _report(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", default="ibench.sqlite", help="SQLite store holding sessions and runs")
     p.add_argument("--out", required=True, help="output folder (created)")
-    p.add_argument("--benchmark", action="append", choices=BENCHMARKS, help="only these benchmarks (repeatable)")
+    p.add_argument("--benchmark", action="append", choices=registry.names(), help="only these benchmarks (repeatable)")
     p.add_argument("--data", action="append", default=[], metavar="BENCHMARK=DIR",
                    help="dataset folder of a benchmark (default: the embedded demo; repeatable)")
     p.add_argument("--items", nargs="*", help="item ids to draw timelines for (default: items humans answered)")
@@ -59,7 +59,7 @@ def _report(p: argparse.ArgumentParser) -> None:
             checks.input_dir(path, "--data")
         checks.output_dir(a.out, "--out")
         checks.check_db(a.db, create=False)
-        datasets = {b: load(b, dirs.get(b), probe_media=False) for b in (a.benchmark or BENCHMARKS)}
+        datasets = {b: load(b, dirs.get(b), probe_media=False) for b in (a.benchmark or registry.names())}
         paths = write_report(Store(a.db), datasets, a.out, items=a.items, n_resamples=a.resamples, seed=a.seed,
                              level=a.level, judge=a.judge, figures=not a.no_figures, png=not a.no_png,
                              max_items=a.max_items, min_n=a.min_n)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from annotation.calibration import shift_of
 from annotation.loaders import load
-from annotation.model import BENCHMARKS, Item
+from annotation import registry
+from annotation.model import Item
 from runners.cli import verb
 
 DEFAULT_BASE_URL = "http://127.0.0.1:7860"
@@ -183,7 +184,7 @@ def _study(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", metavar="action", required=True)
     c = sub.add_parser("create", help="create a study and write one link per participant to --out")
     c.add_argument("--db", required=True, help="SQLite store the app serves")
-    c.add_argument("--benchmark", required=True, choices=BENCHMARKS)
+    c.add_argument("--benchmark", required=True, choices=registry.names())
     c.add_argument("--participants", required=True, metavar="N|FILE",
                    help="a count (ids P001..PN) or a file with one participant id per line")
     c.add_argument("--items", metavar="FILE", help="file with one item id per line")

@@ -62,7 +62,7 @@ def trace_result(benchmark: str, item, trace, model: str = "") -> dict:
 def build_content_judge(spec: Optional[str], store=None):
     """A (question, gt, pred) -> [0, 1] judge from a spec (None: the reference's lexical default); model judges
     keep their verdicts in the store."""
-    from scoring.interactionbench import build_judge
+    from scoring.interactionbench.scorer import build_judge
     return build_judge(spec, verdict_cache=store)
 
 
@@ -86,14 +86,14 @@ def score_predictions(benchmark: str, ds: Dataset, item_ids: list[str], preds: d
                       store=None, model: str = "model") -> dict:
     """Score native predictions (item id -> record) of the given items with the benchmark's scorer."""
     if benchmark == "interactionbench":
-        from scoring import interactionbench as ib
+        from scoring.interactionbench import scorer as ib
         rows = [ds.get(i).native for i in item_ids]
         return ib.score(rows, list(preds.values()), ib.IBConfig(), judge=build_content_judge(judge, store))
     if benchmark == "proactivebench":
-        from scoring import proactivebench as pb
+        from scoring.proactivebench import scorer as pb
         return pb.score([ds.get(i).native for i in item_ids], preds)
     if benchmark == "interactscope":
-        from scoring import interactscope as isc
+        from scoring.interactscope import scorer as isc
         content_judge = build_content_judge(judge, store)
         filled = {}
         for iid, pred in preds.items():

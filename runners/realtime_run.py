@@ -119,7 +119,7 @@ def transcribe_speech(result: StreamResult, asr_model: Optional[str] = None) -> 
 def emissions_from_transcript(transcript: dict, tool_calls: tuple = ()) -> list[Emission]:
     """Each chunk is an emission at its onset (stream time, 3 decimals); meta keeps its end and second.
     Tool calls are `tool_call` emissions at their arrival, in time order with the speech."""
-    from annotation.writers.proactivebench import second_of
+    from annotation.proactivebench.writer import second_of
     from runners.parsing import ToolCall
 
     out = []
@@ -288,7 +288,7 @@ def drive_realtime(item, protocol, backend, *, clock=None, cancel: Optional[thre
             on_emission(e)
 
     def finished(rec: ResponseRecord) -> None:
-        from annotation.writers.proactivebench import second_of
+        from annotation.proactivebench.writer import second_of
         chunk = chunk_of_response(rec, rate, duration or float("inf"))
         if chunk is None:
             return

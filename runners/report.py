@@ -15,7 +15,8 @@ from typing import Iterable, Mapping, Optional, Sequence
 from urllib.parse import urlencode
 
 from annotation.dataset import Dataset
-from annotation.model import BENCHMARKS, Item
+from annotation import registry
+from annotation.model import Item
 from annotation.predictions import item_prediction
 from annotation.store import Store, human_responder, model_responder, responder_of
 from scoring.bootstrap import (DEFAULT_MIN_N, DEFAULT_RESAMPLES, DEFAULT_SEED, BenchStats, Interval, RankStability,
@@ -381,7 +382,7 @@ def pooled_report(store: Store, ds: Dataset, parts: Sequence[tuple[Responder, di
     participants' per-item results, ProactiveBench and InteractScope by scoring the relabelled items."""
     bench = ds.benchmark
     if bench == "interactionbench":
-        from scoring.ib_aggregate import aggregate, headline
+        from scoring.interactionbench.aggregate import aggregate, headline
         records = [{**rec, "item_id": f"{rec['item_id']}@{r.key}"} for r, rep in parts
                    for rec in rep.get("records") or []]
         agg = aggregate(records)
@@ -401,7 +402,7 @@ def pooled_report(store: Store, ds: Dataset, parts: Sequence[tuple[Responder, di
     content_judge = None
     if bench == "interactscope":
         from runners.evaluate import build_content_judge
-        from scoring import interactscope as isc
+        from scoring.interactscope import scorer as isc
         content_judge = build_content_judge(judge, store)
     for r, _ in parts:
         for iid, pred in predictions(store, ds, r).items():
@@ -414,9 +415,9 @@ def pooled_report(store: Store, ds: Dataset, parts: Sequence[tuple[Responder, di
             natives.append({**native, id_key: new})
             preds[new] = {**pred, id_key: new}
     if bench == "proactivebench":
-        from scoring import proactivebench as pb
+        from scoring.proactivebench import scorer as pb
         return pb.score(natives, preds)
-    from scoring import interactscope as isc
+    from scoring.interactscope import scorer as isc
     return isc.score(natives, preds)
 
 
@@ -645,7 +646,7 @@ def write_report(store: Store, datasets: Mapping[str, Dataset], out_dir: str | P
     written: list[Path] = []
     tables: dict[str, BenchmarkTables] = {}
     md = ["# ibench-ui report", "", f"Generated {time.strftime('%Y-%m-%d %H:%M:%S')} from {store.path}.", ""]
-    for bench in [b for b in BENCHMARKS if b in datasets]:
+    for bench in [b for b in registry.names() if b in datasets]:
         ds = datasets[bench]
         if not responders(store, bench, ds):
             continue

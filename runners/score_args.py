@@ -157,8 +157,8 @@ def verdict_store(a):
 
 
 def _interactionbench(a, chk) -> Plan:
-    from annotation.loaders.interactionbench import scan
-    from scoring import interactionbench as ib
+    from annotation.interactionbench.loader import scan
+    from scoring.interactionbench import scorer as ib
     checks.positive_float(a.delta, "--delta")
     checks.positive_float(a.gate_thresh, "--gate-thresh", allow_zero=True)
     pre_tol = _tol(a.pre_tol) if a.pre_tol is not None else None
@@ -196,9 +196,9 @@ def _jsonl_benchmark(a, chk) -> Plan:
     ds = load(b, a.data, probe_media=False)
     score_checks.dataset(ds, a.skip_invalid, a.as_reference, chk)
     if b == "proactivebench":
-        from annotation.writers.proactivebench import check_predictions
+        from annotation.proactivebench.writer import check_predictions
     else:
-        from annotation.writers.interactscope import check_predictions
+        from annotation.interactscope.writer import check_predictions
     preds, problems = check_predictions(a.preds, ds)
     if not preds and not [p for p in problems if p.severity == "error"]:
         raise CliError("expected one prediction line per item, found none", file=a.preds, field="--preds")
@@ -233,9 +233,9 @@ def _jsonl_benchmark(a, chk) -> Plan:
 
     def run() -> dict:
         if b == "proactivebench":
-            from scoring import proactivebench as pb
+            from scoring.proactivebench import scorer as pb
             return pb.score([it.native for it in keep], preds, pb.PBConfig())
-        from scoring import interactscope as isc
+        from scoring.interactscope import scorer as isc
         native = {it.id: it.native for it in keep}
         predictions = {}
         for iid, responses in preds.items():

@@ -232,7 +232,7 @@ def mcq_key(path: str) -> list[dict]:
     """The answer key's rows; unreadable lines and rows the key reader rejects are one error naming the file."""
     from annotation import jsonio
     from runners.checks import input_file
-    from scoring.mcq import load_key
+    from scoring.interactionbench.mcq import load_key
     input_file(path, "--mcq-key")
     pairs, problems = jsonio.read_jsonl_lines(Path(path), path, objects_only=True)
     if problems:

@@ -46,16 +46,16 @@ def write_report(report: dict, out: Optional[str]) -> None:
 def print_table(benchmark: str, report: dict, model: str = "model") -> None:
     """The paper-style table of a report, on stdout."""
     if benchmark == "interactionbench":
-        from scoring.interactionbench import format_table
+        from scoring.interactionbench.scorer import format_table
         print(format_table(report))
     elif benchmark == "omniinteract":
         from scoring.omniinteract import format_table
         print(format_table(report["summary"]))
     elif benchmark == "proactivebench":
-        from scoring.proactivebench import format_table
+        from scoring.proactivebench.scorer import format_table
         print(format_table(report, model))
     else:
-        from scoring.interactscope import format_table
+        from scoring.interactscope.scorer import format_table
         print(format_table(report, model))
     for w in report.get("warnings", []) or []:
         print(f"warning: {w}", file=sys.stderr)

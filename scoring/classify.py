@@ -10,12 +10,12 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
-from annotation import ib_rules
-from scoring import interactscope as isc
-from scoring import proactivebench as pb
-from scoring.ib_timing import decision_timing, merge_events
-from scoring.interactionbench import IBConfig, filtered_emissions
-from scoring.lexical import content_score, extract_number
+from annotation.interactionbench import rules as ib_rules
+from scoring.interactscope import scorer as isc
+from scoring.proactivebench import scorer as pb
+from scoring.interactionbench.timing import decision_timing, merge_events
+from scoring.interactionbench.scorer import IBConfig, filtered_emissions
+from scoring.interactionbench.lexical import content_score, extract_number
 from scoring.omniinteract.common import decay, normalize_chunks
 from scoring.omniinteract.matching import match_chunks
 from scoring.omniinteract.slots import Slot, build_slots

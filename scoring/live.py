@@ -12,13 +12,13 @@ def score_prediction(item: Item, prediction, judge: Optional[Callable] = None, o
     """The benchmark's report for one item and one native prediction record."""
     b = item.benchmark
     if b == "interactionbench":
-        from scoring import interactionbench as ib
+        from scoring.interactionbench import scorer as ib
         return ib.score([item.native], [prediction], ib.IBConfig(), judge=judge)
     if b == "proactivebench":
-        from scoring import proactivebench as pb
+        from scoring.proactivebench import scorer as pb
         return pb.score([item.native], {item.id: prediction}, pb.PBConfig(allow_partial=True))
     if b == "interactscope":
-        from scoring import interactscope as isc
+        from scoring.interactscope import scorer as isc
         pred = isc.fill_tool_verdicts(item.native, prediction)
         if judge is not None:
             pred = isc.fill_judge_verdicts(item.native, pred, judge)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from runners.protocols.base import (AudioChunk, BackendFailure, Decision, Emission, ItemState, Media, Protocol,
                                     ProtocolConfig, Reply, Trace, drive, even_subsample, tick_range)
-from runners.protocols.interactionbench import (Blind, Cumulative, IBView, Interleaved, Offline, Sliding,
+from runners.interactionbench.protocols import (Blind, Cumulative, IBView, Interleaved, Offline, Sliding,
                                                 ib_view)
 from runners.protocols.streaming import Duplex, InteractScope, ProactiveBench, emissions_to_oi_transcript
 

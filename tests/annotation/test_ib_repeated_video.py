@@ -2,7 +2,7 @@
 in the earlier items' place) and report the repeat as a warning naming both files (issue 11)."""
 import json
 
-from annotation.loaders import interactionbench as ib
+from annotation.interactionbench import loader as ib
 from annotation.loaders import load
 from app import main
 

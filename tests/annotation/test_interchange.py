@@ -12,7 +12,8 @@ import pytest
 from annotation import interchange
 from annotation.errors import PathEscapeError
 from annotation.loaders import load
-from annotation.model import BENCHMARKS, Response
+from annotation import registry
+from annotation.model import Response
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -22,7 +23,7 @@ def _json_tree(root: Path) -> dict:
             for p in sorted(root.rglob("*.json"))}
 
 
-@pytest.mark.parametrize("bench", BENCHMARKS)
+@pytest.mark.parametrize("bench", registry.names())
 def test_native_round_trip_on_demo(bench, tmp_path):
     ds = load(bench, probe_media=False)
     assert not ds.errors
@@ -36,7 +37,7 @@ def test_native_round_trip_on_demo(bench, tmp_path):
     assert [i.targets for i in again.items] == [i.targets for i in ds.items]
 
 
-@pytest.mark.parametrize("bench", BENCHMARKS)
+@pytest.mark.parametrize("bench", registry.names())
 def test_csv_jsonl_round_trip_gives_no_changes(bench, tmp_path):
     ds = load(bench, probe_media=False)
     for fmt in ("csv", "jsonl"):

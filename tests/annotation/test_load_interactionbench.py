@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from annotation.loaders import interactionbench as ib
+from annotation.interactionbench import loader as ib
 from annotation.loaders import load
-from annotation.writers.interactionbench import pred_row, read_preds, write_preds
+from annotation.interactionbench.writer import pred_row, read_preds, write_preds
 
 
 def write_video(root: Path, vid: str, items, domain="demo", duration=30.0, legacy=False, **extra):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from annotation.errors import DatasetError
-from annotation.loaders import interactscope as isc
+from annotation.interactscope import loader as isc
 from annotation.model import Response
-from annotation.writers import interactscope as isw
+from annotation.interactscope import writer as isw
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from annotation.errors import DatasetError
-from annotation.loaders import omniinteract as om
+from annotation.omniinteract import loader as om
 from annotation.loaders._common import parse_time
 from annotation.model import Response
-from annotation.writers import omniinteract as omw
+from annotation.omniinteract import writer as omw
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from annotation.errors import DatasetError
-from annotation.loaders import proactivebench as pb
+from annotation.proactivebench import loader as pb
 from annotation.model import Response
-from annotation.writers import proactivebench as pbw
+from annotation.proactivebench import writer as pbw
 
 REPO = Path(__file__).resolve().parents[2]
 

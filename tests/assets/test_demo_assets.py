@@ -16,7 +16,7 @@ import pytest
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "demo"
 EVENTS = json.loads((DEMO / "events.json").read_text(encoding="utf-8"))
 CLIPS = {c["clip_id"]: c for c in EVENTS["clips"]}
-BENCHMARKS = ("interactionbench", "omniinteract", "proactivebench", "interactscope")
+BENCHMARKS = ("interactionbench", "omniinteract", "proactivebench", "interactscope")  # hand-listed: the demo ships all four
 STAMP_ROWS = 16  # the burned-in frame stamp sits in the bottom rows; ignore it when diffing frames
 
 

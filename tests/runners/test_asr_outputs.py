@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from annotation.loaders import demo_dir, load
-from annotation.writers.omniinteract import write_predictions
+from annotation.omniinteract.writer import write_predictions
 from app import main
 from runners import asr
 

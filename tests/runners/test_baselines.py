@@ -22,7 +22,7 @@ def test_motion_speaks_within_1s_of_each_visual_event(clip):
 
 
 def test_motion_beats_silent_on_an_alert_item(clip):
-    from scoring.interactionbench import score
+    from scoring.interactionbench.scorer import score
 
     item = ib_item(clip, "C", capability="PTR")
     preds = []

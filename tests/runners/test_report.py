@@ -286,7 +286,7 @@ def _check_figures(bench: str, report: dict, ours: dict, reference: dict) -> Non
 def test_report_points_are_the_reference_figures_interactionbench(case, tmp_path):
     """Scored as `score` scores it, from the native files on disk (settings, items file, answer key, stored
     judge verdicts); the report shows the reference's overall and per-group means."""
-    from scoring.interactionbench import IBConfig, evaluate
+    from scoring.interactionbench.scorer import IBConfig, evaluate
     paths = write_ib_case(case, tmp_path)
     report = evaluate(paths["data"], paths["preds"], mcq_key_path=paths["mcq_key"], judge_spec=paths["judge_spec"],
                       config=IBConfig.from_dict(case["config"]), items_path=paths["items"],
@@ -317,7 +317,7 @@ def test_golden_covers_judge_failures_and_non_default_settings():
 
 @_params(PB_GOLDEN)
 def test_report_points_are_the_reference_figures_proactivebench(case):
-    from scoring import proactivebench as pb
+    from scoring.proactivebench import scorer as pb
     pairs = [(case["annotation"], case["prediction"])] if case["level"] == "item" else \
         [(x["annotation"], x["prediction"]) for x in case["items"]]
     items = [{"item_id": f"i{k}", "subtask": case["subtask"], **ann} for k, (ann, _) in enumerate(pairs)]
@@ -338,7 +338,7 @@ def test_report_points_are_the_reference_figures_proactivebench(case):
 
 @_params(IS_GOLDEN)
 def test_report_points_are_the_reference_figures_interactscope(case):
-    from scoring import interactscope as isc
+    from scoring.interactscope import scorer as isc
     group = [case["interaction"]] if case["level"] == "target" else case["interactions"]
     inters = [{"interaction_id": f"x{k}", **{f: v for f, v in it.items() if f != "responses"}}
               for k, it in enumerate(group)]

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from scoring import interactscope as isc
-from scoring import proactivebench as pb
+from scoring.interactscope import scorer as isc
+from scoring.proactivebench import scorer as pb
 from scoring.bootstrap import (bootstrap_ci, item_stats, paired_difference, rank_stability, ratio,
                                resample_counts)
 from tests.conftest import golden_dir

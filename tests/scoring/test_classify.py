@@ -7,11 +7,11 @@ from collections import Counter
 
 import pytest
 
-from scoring import proactivebench as pb
+from scoring.proactivebench import scorer as pb
 from scoring.classify import (classify, classify_interactionbench, classify_interactscope, classify_omniinteract,
                               classify_proactivebench)
-from scoring.interactionbench import IBConfig, index_predictions
-from annotation import ib_rules
+from scoring.interactionbench.scorer import IBConfig, index_predictions
+from annotation.interactionbench import rules as ib_rules
 from tests.conftest import golden_dir
 
 

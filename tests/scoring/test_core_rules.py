@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 
-from scoring.ib_timing import decision_timing
+from scoring.interactionbench.timing import decision_timing
 from scoring.omniinteract.common import Chunk, Word
 from scoring.omniinteract.matching import match_chunks
 from scoring.omniinteract.slots import Slot

@@ -1,7 +1,7 @@
 """Rule-by-rule tests of InteractionBench aggregation (spec §6, reference `summarize` / `aggregate`): item-weighted
 means rounded to 3 that skip missing values, rates over the records that carry the flag, groups keyed by
 str(value) and sorted, the headline row and the terminal table. Expectations are hand-worked (issue 17)."""
-from scoring.ib_aggregate import aggregate, format_table, headline, summarize
+from scoring.interactionbench.aggregate import aggregate, format_table, headline, summarize
 
 
 def rec(cap="PTR", tt="B", core=True, **fields):

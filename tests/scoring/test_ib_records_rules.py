@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from scoring.interactionbench import (IBConfig, build_judge, filtered_emissions, index_predictions,
+from scoring.interactionbench.scorer import (IBConfig, build_judge, filtered_emissions, index_predictions,
                                       latency_fields, read_predictions, read_split, score, score_negative)
 
 

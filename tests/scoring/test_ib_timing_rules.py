@@ -3,8 +3,8 @@ reproduces the reference's `statistics.mean`: each test guards one rule, with ha
 (the arithmetic is in the comments), so that a small bug in the rule makes it fail (issue 17)."""
 import math
 
-from scoring.ib_timing import Timing, decision_timing, merge_events
-from scoring.refmath import exact_mean, exact_mean_big, mean_round3
+from scoring.interactionbench.timing import Timing, decision_timing, merge_events
+from scoring.interactionbench.refmath import exact_mean, exact_mean_big, mean_round3
 
 
 # ---------------------------------------------------------------- decision timing (spec §3)

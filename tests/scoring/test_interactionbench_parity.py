@@ -2,7 +2,7 @@
 through `evaluate` on the native on-disk layout, must reproduce the reference report exactly."""
 import pytest
 
-from scoring.interactionbench import IBConfig, evaluate, format_table, score
+from scoring.interactionbench.scorer import IBConfig, evaluate, format_table, score
 from scoring.judges.stored import build_stored_judge
 from tests.golden_cases import case_id, check_ib_report, ib_rows, load_cases, write_ib_case
 

@@ -1,4 +1,4 @@
-"""More InteractionBench scorer rules (scoring/interactionbench.py), one per mutant that survived the rule and
+"""More InteractionBench scorer rules (scoring/interactionbench/scorer.py), one per mutant that survived the rule and
 parity tests (issue 17): output types, boundaries at exactly 1e-9 and at the segment end, judge bookkeeping in
 the report's config block, judge specs and the prediction-file checks. Expected values are hand-worked in
 each docstring, never computed by the code under test."""
@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from scoring.interactionbench import (IBConfig, _line_key, build_judge, evaluate, filtered_emissions,
+from scoring.interactionbench.scorer import (IBConfig, _line_key, build_judge, evaluate, filtered_emissions,
                                       index_predictions, latency_fields, read_predictions, score, score_negative)
 from scoring.judges.base import JudgeUnavailable
 from scoring.judges.cache import CachingJudge, MemoryVerdictCache, verdict_key
@@ -33,7 +33,7 @@ def test_lines_for_unknown_items_are_counted_in_one_warning(caplog):
     with caplog.at_level(logging.WARNING):
         assert list(index_predictions(lines, {"v#0"})) == ["v#0"]
     assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [
-        ("scoring.interactionbench", "WARNING", "predictions: 2 line(s) for unknown items ignored (e.g. w#0)")]
+        ("scoring.interactionbench.scorer", "WARNING", "predictions: 2 line(s) for unknown items ignored (e.g. w#0)")]
 
 
 def test_an_emission_without_a_numeric_time_is_named_with_what_it_had():

@@ -7,15 +7,15 @@ import statistics
 
 import pytest
 
-from scoring.ib_aggregate import aggregate, summarize
-from scoring.ib_timing import decision_timing, merge_events
-from scoring.interactionbench import IBConfig, evaluate, format_table, score
+from scoring.interactionbench.aggregate import aggregate, summarize
+from scoring.interactionbench.timing import decision_timing, merge_events
+from scoring.interactionbench.scorer import IBConfig, evaluate, format_table, score
 from scoring.judges.base import JudgeUnavailable
 from scoring.judges.stored import (CachedVerdictJudge, EnsembleJudge, MissingVerdict, build_stored_judge,
                                    verdict_key)
-from scoring.lexical import content_score, extract_number, normalize, token_f1
-from scoring.mcq import MCQScorer, key_from_row, match_option
-from scoring.refmath import exact_mean, exact_mean_big, hmean, mean_round3, total_of
+from scoring.interactionbench.lexical import content_score, extract_number, normalize, token_f1
+from scoring.interactionbench.mcq import MCQScorer, key_from_row, match_option
+from scoring.interactionbench.refmath import exact_mean, exact_mean_big, hmean, mean_round3, total_of
 
 
 def item(vid="v", idx=0, cap="PTR", tt="B", answers=(), q=0.0, dur=60.0, **kw):

@@ -4,7 +4,7 @@ import math
 import pytest
 
 from annotation.errors import DatasetError
-from scoring import interactscope as isc
+from scoring.interactscope import scorer as isc
 
 
 def inter(iid, task, targets, **kw):

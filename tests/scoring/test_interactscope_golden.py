@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring import interactscope as isc
+from scoring.interactscope import scorer as isc
 
 GOLDEN = Path(os.environ.get("IBENCH_GOLDEN_DIR") or Path(__file__).resolve().parents[2].parent / "shared" / "golden")
 DATA = json.loads((GOLDEN / "interactscope" / "cases.json").read_text())

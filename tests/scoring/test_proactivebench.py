@@ -4,7 +4,7 @@ import math
 import pytest
 
 from annotation.errors import Problem
-from scoring import proactivebench as pb
+from scoring.proactivebench import scorer as pb
 
 
 def item(iid, subtask, **kw):

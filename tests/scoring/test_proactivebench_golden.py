@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring import proactivebench as pb
+from scoring.proactivebench import scorer as pb
 
 GOLDEN = Path(os.environ.get("IBENCH_GOLDEN_DIR") or Path(__file__).resolve().parents[2].parent / "shared" / "golden")
 DATA = json.loads((GOLDEN / "proactivebench" / "cases.json").read_text())

@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # sec_helpers beside t
 from sec_helpers import IB, ITEMS, REPO, http, server_fn  # noqa: E402
 
 from annotation.loaders import demo_dir, load  # noqa: E402
-from annotation.model import BENCHMARKS  # noqa: E402
+from annotation import registry  # noqa: E402
 
 HOSTILE = ["plugin:os:system", "plugin:subprocess:Popen", "; id > MARKER", "$(id)", "../../../../etc/passwd",
            "/etc/passwd", "openai:m@http://127.0.0.1:9/v1", "hf:/etc", "x" * 100_000, "", None, -1e308, 1e308,
@@ -28,7 +28,7 @@ def _demo_secrets() -> tuple[set[str], set[str]]:
     """Reference texts (6+ characters) and window strings of every demo item, from the demo's annotation files."""
     from ibench_ui.render import fmt_time
     refs, windows = set(), set()
-    for b in BENCHMARKS:
+    for b in registry.names():
         for it in load(b, demo_dir(b)).items:
             for t in it.targets:
                 vals = t.reference.values() if isinstance(t.reference, dict) else [t.reference]

@@ -11,7 +11,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Optional, Union
 
-from annotation.writers.proactivebench import second_of
+from annotation.proactivebench.writer import second_of
 from annotation.errors import Problem
 from scoring import common
 from scoring.common import (check_options, check_pair, index_predictions, is_int, is_real, not_an_object, pct,

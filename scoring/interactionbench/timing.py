@@ -6,7 +6,7 @@ import math
 from bisect import bisect_right
 from typing import Callable, Optional, Sequence
 
-from scoring.refmath import exact_mean
+from scoring.interactionbench.refmath import exact_mean
 
 # emission = (t, content) after filtering empty contents and a stable sort by t
 Emission = tuple[float, str]

@@ -7,7 +7,7 @@ import math
 import operator
 from typing import Sequence
 
-from scoring.refmath import exact_mean_big, mean_round3
+from scoring.interactionbench.refmath import exact_mean_big, mean_round3
 
 MEAN_FIELDS = (
     "total_score", "accuracy", "timing_accuracy", "silence_compliance", "covered_accuracy", "timing_score",

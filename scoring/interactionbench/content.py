@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from scoring.lexical import content_score
+from scoring.interactionbench.lexical import content_score
 
 if TYPE_CHECKING:  # the judge and MCQ modules are imported when a judge or an answer key is used
-    from scoring.mcq import MCQKey
+    from scoring.interactionbench.mcq import MCQKey
 
 JudgeFn = Callable[[str, str, str], float]
 
@@ -72,7 +72,7 @@ def item_content(question: str, judge_fn: Optional[JudgeFn], judge: Any, key: Op
                  fixed: bool, counter: ContentCounter) -> ItemContent:
     """The content scorer of one item: a keyed item's MCQ scorer replaces the judge everywhere."""
     if key is not None:
-        from scoring.mcq import MCQScorer
+        from scoring.interactionbench.mcq import MCQScorer
         mcq = MCQScorer(key, fixed)
         return ItemContent(question, mcq, mcq, fixed, counter)
     vdc = getattr(judge, "vdc", None) if judge is not None else None

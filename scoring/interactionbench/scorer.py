@@ -1,7 +1,7 @@
 """InteractionBench scorer with bit-exact parity to the reference (Espere-1119-Song/InteractionBench
 `metrics.py` / `evaluate.py`): per-item records by family, aggregation, the paper's headline row.
 
-Rows are native item rows (video fields added, as `annotation.loaders.interactionbench.load_rows`
+Rows are native item rows (video fields added, as `annotation.interactionbench.loader.load_rows`
 returns them); predictions are preds.jsonl rows. Defaults reproduce the reference, quirks included."""
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Optional, Sequence
 
-from annotation import ib_rules
-from scoring.ib_aggregate import aggregate, format_table, headline, summarize  # noqa: F401 (re-exported)
-from scoring.ib_content import ContentCounter, ItemContent, as_judge_fn, item_content
-from scoring.ib_timing import Emission, decision_timing, merge_events
-from scoring.lexical import extract_number
-from scoring.refmath import exact_mean, hmean, total_of
+from annotation.interactionbench import rules as ib_rules
+from scoring.interactionbench.aggregate import aggregate, format_table, headline, summarize  # noqa: F401 (re-exported)
+from scoring.interactionbench.content import ContentCounter, ItemContent, as_judge_fn, item_content
+from scoring.interactionbench.timing import Emission, decision_timing, merge_events
+from scoring.interactionbench.lexical import extract_number
+from scoring.interactionbench.refmath import exact_mean, hmean, total_of
 
 
 REALTIME_BUDGET_S = 0.2
@@ -317,7 +317,7 @@ def score(rows: list[dict], preds: list[dict], config: IBConfig = IBConfig(), ju
     lines = index_predictions(preds, set(ids), cfg.fixed)
     selected = select_rows(rows, ids, cfg, lines)
     if mcq_key:
-        from scoring.mcq import load_key
+        from scoring.interactionbench.mcq import load_key
         keys = load_key(mcq_key)
     else:
         keys = {}
@@ -399,8 +399,8 @@ def evaluate(data_dir: str | Path, preds_path: str | Path, mcq_key_path: Optiona
              judge_cache_dir: Optional[str | Path] = None, items_path: Optional[str | Path] = None,
              verdict_cache: Any = None) -> dict:
     """Read the native annotations, preds.jsonl, the optional MCQ key and split file, then `score` them."""
-    from annotation.loaders.interactionbench import load_rows
-    from scoring.mcq import read_key_file
+    from annotation.interactionbench.loader import load_rows
+    from scoring.interactionbench.mcq import read_key_file
     rows = load_rows(data_dir)
     preds = read_predictions(preds_path)
     key = read_key_file(mcq_key_path) if mcq_key_path is not None else None

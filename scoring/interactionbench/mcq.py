@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from scoring.lexical import f1_tokens, normalize, tokens
+from scoring.interactionbench.lexical import f1_tokens, normalize, tokens
 
 LETTERS = "ABCDEF"
 LETTER_WINDOW = 40

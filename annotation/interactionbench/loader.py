@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from annotation import ib_rules
+from annotation.interactionbench import rules as ib_rules
 from annotation.errors import Problem
 from annotation.jsonio import read_json, write_json
 from annotation.values import is_number

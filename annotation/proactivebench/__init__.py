@@ -1,0 +1,1 @@
+"""proactivebench: its native layout read (loader) and written (writer), and its hooks for the registry."""

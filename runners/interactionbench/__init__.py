@@ -1,0 +1,1 @@
+"""InteractionBench in the runners: its protocols and hooks."""

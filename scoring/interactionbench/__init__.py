@@ -1,0 +1,1 @@
+"""InteractionBench scoring: the reference scorer (scorer), its timing, content and aggregation rules."""
