@@ -220,8 +220,8 @@ def build_runs(ctx: AppContext, token: Optional[gr.State] = None) -> None:
         labels = ["all", "responded", "silent", "error"]
         run = ctx.store.get_run(rid) if isinstance(rid, str) else None
         if run is not None:
-            from scoring.classify import LABELS
-            labels += [x for x in LABELS.get(run.benchmark, ()) if x not in labels]
+            from scoring.classify import labels as verdict_labels
+            labels += [x for x in verdict_labels(run.benchmark) if x not in labels]
         return (gr.Dropdown(choices=items, value=items[0] if items else None),
                 gr.Dropdown(choices=labels, value="all"))
 

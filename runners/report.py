@@ -21,7 +21,7 @@ from annotation.predictions import item_prediction
 from annotation.store import Store, human_responder, model_responder, responder_of
 from scoring.bootstrap import (DEFAULT_MIN_N, DEFAULT_RESAMPLES, DEFAULT_SEED, BenchStats, Interval, RankStability,
                                item_stats, paired_difference, rank_stability)
-from scoring.classify import LABELS, ResponseVerdict, classify
+from scoring.classify import ResponseVerdict, classify, labels
 
 # one colour per verdict; green = credited, orange = too early, red = penalised, grey = not counted
 LABEL_COLORS = {
@@ -251,7 +251,7 @@ def timeline_figure(item: Item, lanes: Sequence[Lane]):
                              color="#000"), name="request", hoverinfo="text",
                              hovertext=f"request ({_plain(rq.modality)}) at {rq.time:g} s<br>{_plain(rq.text)}",
                              customdata=[[rq.time]]))
-    for label in LABELS.get(bench, ()):
+    for label in labels(bench):
         xs, ys, hs, cd = [], [], [], []
         for ln in lanes:
             for v in ln.verdicts:
@@ -289,7 +289,7 @@ def timeline_png(item: Item, lanes: Sequence[Lane], path: str | Path) -> Path:
         if t.anchor is not None:
             ax.axvline(float(t.anchor) - (1.0 if bench == "proactivebench" else 0.0), color="#1f77b4", ls=":")
     ax.plot([item.request.time], [ypos["targets"]], marker="*", color="k", ms=14, ls="none", label="request")
-    for label in LABELS.get(bench, ()):
+    for label in labels(bench):
         pts = [(v.t, ypos[ln.responder.label]) for ln in lanes for v in ln.verdicts if v.label == label]
         if pts:
             ax.plot(*zip(*pts), marker="o", ls="none", ms=9, color=LABEL_COLORS.get(label, "#444"),
@@ -311,7 +311,7 @@ def lane_counts(lanes: Sequence[Lane], benchmark: str) -> list[tuple[str, dict[s
     """Per lane, how many responses got each label (the Compare tab's summary under the plot)."""
     out = []
     for ln in lanes:
-        counts = {lab: sum(1 for v in ln.verdicts if v.label == lab) for lab in LABELS.get(benchmark, ())}
+        counts = {lab: sum(1 for v in ln.verdicts if v.label == lab) for lab in labels(benchmark)}
         out.append((ln.responder.label, {k: v for k, v in counts.items() if v}))
     return out
 

@@ -97,7 +97,7 @@ def _num(spec: JudgeSpec, key: str, conv: Any) -> Dict[str, Any]:
 def build_judge(spec: "JudgeSpec | str", cache: Any = None, prompt_version: Optional[str] = None) -> Any:
     """Build an openai/hf/semantic judge (wrapped in CachingJudge when a cache is given).
 
-    `lexical`, `cache:` and `ensemble:` are built by scoring.interactionbench.scorer; asking here raises ValueError."""
+    `lexical`, `cache:` and `ensemble:` are built by the InteractionBench scorer; asking here raises ValueError."""
     from .cache import CachingJudge
     from .prompts import DEFAULT_PROMPT_VERSION
 
@@ -117,5 +117,5 @@ def build_judge(spec: "JudgeSpec | str", cache: Any = None, prompt_version: Opti
         from .semantic import SemanticJudge
         judge = SemanticJudge(model_path=s.path, **_num(s, "threshold", float))
     else:
-        raise ValueError(f"judge spec {s.text!r}: {s.kind} judges are built by scoring.interactionbench.scorer")
+        raise ValueError(f"judge spec {s.text!r}: {s.kind} judges are built by the InteractionBench scorer")
     return CachingJudge(judge, cache) if cache is not None else judge

@@ -202,8 +202,9 @@ def test_report_cli_errors(tmp_path):
 
 def test_every_verdict_has_a_colour():
     from runners.report import LABEL_COLORS
-    from scoring.classify import LABELS
-    missing = [(b, lab) for b, labs in LABELS.items() for lab in labs if lab not in LABEL_COLORS]
+    from annotation import registry
+    from scoring.classify import labels
+    missing = [(b, lab) for b in registry.names() for lab in labels(b) if lab not in LABEL_COLORS]
     assert not missing
     # credited verdicts share one colour, penalised ones another
     assert len({LABEL_COLORS[k] for k in ("matched", "in_window", "correct", "core", "hit")}) == 1

@@ -238,7 +238,7 @@ def test_mean_of_needs_every_part_unless_partial():
 
 
 def test_num_reads_numbers_only():
-    assert [bs._num(v) for v in (3, 2.5, True, False, None, "4", [1])] == [3.0, 2.5, None, None, None, None, None]
+    assert [bs.num_or_none(v) for v in (3, 2.5, True, False, None, "4", [1])] == [3.0, 2.5, None, None, None, None, None]
 
 
 # ---------------------------------------------------------------- BenchStats
@@ -464,8 +464,8 @@ def test_ib_stats_matrix_metrics_points_and_breakdowns():
 def test_item_stats_names_the_benchmarks_it_knows():
     with pytest.raises(ValueError) as e:
         bs.item_stats("nope", {})
-    assert str(e.value) == ("unknown benchmark 'nope'; expected one of "
-                            "['interactionbench', 'interactscope', 'omniinteract', 'proactivebench']")
+    assert str(e.value) == ("unknown benchmark 'nope'; expected one of: "
+                            "interactionbench, omniinteract, proactivebench, interactscope")
 
 
 def _acc(slots, tp, fp, fn):

@@ -8,8 +8,11 @@ from collections import Counter
 import pytest
 
 from scoring.proactivebench import scorer as pb
-from scoring.classify import (classify, classify_interactionbench, classify_interactscope, classify_omniinteract,
-                              classify_proactivebench)
+from scoring.classify import classify
+from scoring.interactionbench.classify import classify_interactionbench
+from scoring.interactscope.classify import classify_interactscope
+from scoring.omniinteract.classify import classify_omniinteract
+from scoring.proactivebench.classify import classify_proactivebench
 from scoring.interactionbench.scorer import IBConfig, index_predictions
 from annotation.interactionbench import rules as ib_rules
 from tests.conftest import golden_dir

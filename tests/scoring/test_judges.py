@@ -164,7 +164,7 @@ def test_build_judge_wires_options_without_loading_anything():
     assert isinstance(s, CachingJudge) and s.inner.threshold == 0.75 and "t0.75" in s.prompt_version
     assert build_judge("hf:/nowhere").name == "hf:/nowhere"
     for spec in ("lexical", "cache:x", "ensemble:a,b"):
-        with pytest.raises(ValueError, match="interactionbench"):
+        with pytest.raises(ValueError, match="built by the InteractionBench scorer"):
             build_judge(spec)
     with pytest.raises(ValueError, match="not a number"):
         build_judge("semantic?threshold=high")

@@ -1,0 +1,32 @@
+"""OmniInteract on one item in memory (scoring.live): the report a session or Compare shows, and its
+headline figures."""
+from __future__ import annotations
+
+
+def score_item(item, transcript, judge=None, oi_transport=None) -> dict:
+    """OmniInteract on one sample without touching disk: slots from the annotation, chunks from the transcript."""
+    from scoring.omniinteract import OIConfig
+    from scoring.omniinteract.common import normalize_chunks
+    from scoring.omniinteract.judge import dry_run_transport
+    from scoring.omniinteract.matching import match_chunks
+    from scoring.omniinteract.scoring import score_sample
+    from scoring.omniinteract.slots import build_slots
+    from scoring.omniinteract.summary import aggregate, summarize_sample
+
+    cfg = OIConfig()
+    slots = build_slots(item.native, item.kind, float(cfg.last_slot_tail_sec))
+    matches, unmatched = match_chunks(slots, normalize_chunks(transcript))
+    score = score_sample(item.id, matches, unmatched, oi_transport or dry_run_transport, cfg)
+    is_math = "1q1a_math" in str(item.meta.get("subset", ""))
+    sample_summary = summarize_sample(score.rows, len(score.unmatched), score.status, cfg.count_unmatched_as_fp,
+                                      is_math, cfg.fixed)
+    return {"samples": [{"sample_id": item.id, "status": score.status, "slots": score.rows,
+                         "sample_summary": sample_summary}],
+            "summary": aggregate([sample_summary], 0, cfg.fixed)}
+
+
+def headline(item, report: dict, judged: bool = False) -> dict:
+    """IA-QTF1 and the slot counts; `content_judged` says whether a judge ran."""
+    s = report["summary"]
+    return {"IA_QTF1": s.get("IA_QTF1"), "TP": s.get("Global_TP"), "FP": s.get("Global_FP"),
+            "FN": s.get("Global_FN"), "content_judged": judged}
