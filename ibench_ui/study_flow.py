@@ -8,6 +8,7 @@ from __future__ import annotations
 import secrets
 from typing import Any, Optional
 
+from annotation import registry
 from annotation.model import Item, Response, Session
 from ibench_ui.render import esc
 
@@ -71,49 +72,19 @@ def shows_results(st: dict) -> bool:
 
 # -- plain words -------------------------------------------------------------------------------
 
-def _share(v: Any) -> Optional[str]:
+def share(v: Any) -> Optional[str]:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
     return f"{round(100 * float(v))} out of 100"
 
 
 def plain_result(item: Item, rows: list[Response], headline: dict) -> list[str]:
-    """Sentences for one item's result, from the scorer's headline (its numbers, reworded)."""
+    """Sentences for one item's result, from the scorer's headline (its numbers, reworded by the benchmark's
+    studio hook)."""
     n = len(rows)
     said = [r for r in rows if r.kind in ("text", "speech") and r.text]
     out = [f"You responded {n} time{'s' if n != 1 else ''}." if n else "You did not respond on this item."]
-    h = headline or {}
-    b = item.benchmark
-    if b == "interactionbench":
-        if _share(h.get("timing_accuracy")):
-            out.append(f"Timing: {_share(h['timing_accuracy'])} (how close you came to the right moment).")
-        if h.get("silence_compliance") is not None:
-            ok = bool(h["silence_compliance"]) if not isinstance(h["silence_compliance"], float) \
-                else h["silence_compliance"] >= 0.5
-            out.append("You stayed quiet when nothing was asked." if ok else "You responded when nothing was asked yet.")
-        if said and _share(h.get("accuracy")):
-            out.append(f"Answer: {_share(h['accuracy'])}.")
-        elif not said:
-            out.append("A press carries no answer, so the answer itself is not checked here.")
-    elif b == "interactscope":
-        tg, timely = h.get("targets"), h.get("timely_targets")
-        if isinstance(tg, int) and tg:
-            out.append(f"You responded in time to {timely or 0} of {tg} moment{'s' if tg != 1 else ''}.")
-        if h.get("content_judged"):
-            out.append(f"{h.get('correct_targets') or 0} of {tg} answer(s) judged correct.")
-        else:
-            out.append("Whether your answers were right is checked afterwards.")
-    elif b == "proactivebench":
-        if h.get("correct") is not None:
-            out.append("That was right." if h["correct"] else "That was not quite it this time.")
-        if isinstance(h.get("ref_count"), int) and h.get("hits") is not None:
-            out.append(f"You caught {h['hits']} of {h['ref_count']} moment(s).")
-    elif b == "omniinteract":
-        if isinstance(h.get("TP"), (int, float)):
-            out.append(f"Responses at the right moment: {int(h['TP'])}.")
-        if not h.get("content_judged"):
-            out.append("Whether your answers were right is checked afterwards.")
-    return out
+    return out + registry.get(item.benchmark).hook("ibench_ui", "plain_result")(headline or {}, said)
 
 
 def plain_html(lines: list[str], elem_id: str = "item-plain") -> str:

@@ -10,6 +10,7 @@ from typing import Iterable, Optional
 
 import gradio as gr
 
+from annotation import registry
 from annotation.model import Item
 from ibench_ui.render import esc
 from ibench_ui.waveform import PEAKS_PER_SECOND, file_peaks_b64
@@ -28,8 +29,8 @@ SHORTCUTS = [
 
 
 def media_t(item: Item, t: float) -> float:
-    """Where a benchmark time sits on the media clock (ProactiveBench seconds are 1-based intervals)."""
-    return float(t) - 1.0 if item.benchmark == "proactivebench" else float(t)
+    """Where a benchmark time sits on the media clock (the registry's shift: ProactiveBench seconds are 1-based)."""
+    return registry.get(item.benchmark).media_time(t)
 
 
 def duration_of(item: Item) -> float:
@@ -48,8 +49,7 @@ def target_shapes(item: Item, editable_fields: Iterable[str] = ()) -> list[dict]
         win = None
         if t.window is not None:
             end = t.window[1]
-            win = [media_t(item, t.window[0]), None if end is None else (float(end) if item.benchmark != "proactivebench"
-                                                                         else float(end))]
+            win = [media_t(item, t.window[0]), None if end is None else float(end)]
         wf, af = f"target.{t.id}.window", f"target.{t.id}.anchor"
         out.append({"id": t.id, "anchor": None if t.anchor is None else media_t(item, t.anchor), "window": win,
                     "window_field": wf if wf in fields else None, "anchor_field": af if af in fields else None})

@@ -2,7 +2,7 @@
 
 Pure functions over the native dicts (see docs/formats.md). Content verdicts are inputs
 (`response["verdicts"][target_id]`); timing is checked here. Every reading marked as an
-assumption (B1-B11 in specs/proactivebench_interactscope.md) is an option of `ISConfig`.
+assumption (B1-B11 in the shared ProactiveBench / InteractScope spec under specs/) is an option of `ISConfig`.
 """
 from __future__ import annotations
 

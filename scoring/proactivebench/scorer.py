@@ -1,7 +1,7 @@
 """ProactiveBench (streaming) scorer: six subtasks decided in 1-s intervals, timing-only metrics.
 
 Pure functions over the native dicts (see docs/formats.md). Every reading the spec marks as an
-assumption (A1-A12 in specs/proactivebench_interactscope.md) is an option of `PBConfig`, whose
+assumption (A1-A12 in the shared ProactiveBench / InteractScope spec under specs/) is an option of `PBConfig`, whose
 defaults reproduce the golden cases.
 """
 from __future__ import annotations

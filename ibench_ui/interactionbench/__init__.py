@@ -1,0 +1,1 @@
+"""InteractionBench in the studio: its hooks for the registry (annotation.registry)."""

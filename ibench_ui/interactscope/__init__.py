@@ -1,0 +1,1 @@
+"""Omni-InteractScope in the studio: its hooks for the registry (annotation.registry)."""

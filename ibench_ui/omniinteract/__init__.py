@@ -1,0 +1,1 @@
+"""OmniInteract in the studio: its hooks for the registry (annotation.registry)."""

@@ -1,0 +1,1 @@
+"""ProactiveBench in the studio: its hooks for the registry (annotation.registry)."""
