@@ -41,7 +41,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                      "scoring/omniinteract/summary.py"],
                     ["tests/scoring/test_oi_matching_rules.py", "tests/scoring/test_oi_summary_rules.py",
                      "tests/scoring/test_omniinteract_units.py", "tests/scoring/test_omniinteract_parity.py"]),
-    "bootstrap": (["scoring/bootstrap.py"], ["tests/scoring/test_bootstrap.py", "tests/scoring/test_bootstrap_pinned.py",
+    "bootstrap": (["scoring/bootstrap.py"] + [f"scoring/{b}/stats.py" for b in
+                                              ("interactionbench", "proactivebench", "interactscope", "omniinteract")],
+                  ["tests/scoring/test_bootstrap.py", "tests/scoring/test_bootstrap_pinned.py",
                                           "tests/scoring/test_bootstrap_rules.py"]),
     "store": (["annotation/store.py"], ["tests/annotation", "tests/ui/test_session_logic.py"]),
     "session": (["ibench_ui/session.py"], ["tests/ui/test_session_logic.py", "tests/ui/test_session_response_rules.py"]),
