@@ -135,7 +135,7 @@ class LiveModel:
 
     def _run(self) -> None:
         from runners.protocols import drive, get_protocol
-        from runners.run_cmd import resolve_options
+        from runners.run_plan import resolve_options
         tg = self.target
         try:
             inner = self.hub.backend(tg.spec)

@@ -40,7 +40,7 @@ def start_run(ctx: AppContext, registry: RunRegistry, benchmark: str, model: str
     come from that registry too, so a browser cannot name a module, path, URL or environment variable."""
     from runners.batch import BatchRunner
     from runners.protocols import PROTOCOLS
-    from runners.run_cmd import prepare_run
+    from runners.run_plan import prepare_run
 
     if backend_options not in (None, "") and str(backend_options).strip():
         raise gr.Error("Backend options are set by the server's model registry (--models FILE), not by the page.")
@@ -140,7 +140,7 @@ def run_report_text(ctx: AppContext, run_id: str) -> str:
     import contextlib
     import io
 
-    from runners.score_cmd import print_table
+    from runners.score_report import print_table
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         print_table(run.benchmark, run.report, run.model_spec)

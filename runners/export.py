@@ -12,6 +12,8 @@ from annotation.calibration import shift_of, shifted
 from annotation.loaders import load
 from annotation.predictions import native_predictions, write_native
 from annotation.store import Store, human_responder, responder_of
+from runners import checks
+from runners.checks import CliError, usage
 
 JSONL_FIELDS = ("participant", "session", "benchmark", "item", "t", "frame_t", "kind", "text", "wall_time",
                 "responder")
@@ -55,8 +57,6 @@ def check_export_responses(db: str, session: Optional[str], fmt: str, out: Optio
                            data: Optional[str], study: Optional[str] = None) -> tuple[Store, list, dict]:
     """Every check `export responses` makes before writing: an existing store, a known session, an output of
     the right kind whose parent exists, and (native) a dataset holding every item each session was given."""
-    from runners import checks
-    from runners.cli_errors import CliError
     checks.check_db(db, create=False)
     if fmt == "jsonl":
         checks.output_file(out, "--out")
@@ -74,7 +74,6 @@ def check_export_responses(db: str, session: Optional[str], fmt: str, out: Optio
 
 def _check_sessions(store: Store, db: str, session: Optional[str], fmt: str, data: Optional[str],
                     study: Optional[str] = None):
-    from runners.cli_errors import CliError
     if session and store.get_session(session) is None:
         raise CliError(f"expected a session id of this store, found unknown session {session!r}", file=db,
                        field="--session")
@@ -108,7 +107,6 @@ def export_responses(db: str, session: Optional[str] = None, fmt: str = "jsonl",
                      calibration_shift: bool = False) -> int:
     from annotation.jsonio import write_text_atomic
     if session and study:
-        from runners.cli_errors import usage
         raise usage("expected --session or --study, found both", "--study")
     store, sessions, datasets = check_export_responses(db, session, fmt, out, data, study)
     if fmt == "jsonl":

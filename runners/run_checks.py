@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from runners import checks
-from runners.cli_errors import CliError, usage
+from runners.checks import CliError, usage
 
 # protocol option -> (kind, allow None); kinds: "pos_float", "pos_int", "bool", "str"
 PROTOCOL_OPTIONS = {
@@ -95,7 +95,7 @@ def _item_problems(ds, selected) -> list[tuple[str, CliError]]:
     """(item id, error) for dataset errors touching the selected items and for media that cannot be played."""
     from pathlib import Path
 
-    from runners.cli_errors import from_problem
+    from runners.checks import from_problem
     ids = {it.id for it in selected}
     files = {it.source_file for it in selected}
     root = Path(ds.root)
@@ -147,19 +147,21 @@ def _is_real(v: Any) -> bool:
 
 
 def _judge(benchmark: str, spec: Optional[str]) -> None:
+    """A judge spec that parses, and that the benchmark can use: its runners hook `check_run_judge`, when it has
+    one, refuses the kinds it cannot (or any judge, for a benchmark scored without one)."""
     if spec is None:
         return
-    if benchmark == "proactivebench":
-        raise usage("proactivebench is scored without a judge; drop --judge", "--judge")
-    kind = spec.strip().split(":", 1)[0].lower()
-    if benchmark == "omniinteract" and kind not in ("openai", "replay"):
-        raise usage(f"omniinteract needs openai:<model>@<url> or replay:<file.json>, found {spec!r}", "--judge")
+    from annotation import registry
+    bench = registry.get(benchmark)
+    if bench.has_hook("runners", "check_run_judge"):
+        bench.hook("runners", "check_run_judge")(spec)
     checks.judge_spec(spec)
 
 
-def load_checked_backend(prepare_run, a, options: dict, backend_options: dict, plan: RunPlan):
-    """prepare_run with the checked item list; a model spec or backend option the backend refuses is one
-    usage error (the backend is built before the run row exists)."""
+def load_checked_backend(a, options: dict, backend_options: dict, plan: RunPlan):
+    """runners.run_plan.prepare_run with the checked item list; a model spec or backend option the backend refuses
+    is one usage error (the backend is built before the run row exists)."""
+    from runners.run_plan import prepare_run
     try:
         items, limit = (plan.items, None) if plan.items is not None else (plan.given, a.limit)
         return prepare_run(a.benchmark, a.model, a.data, a.protocol, options, backend_options, items, limit,

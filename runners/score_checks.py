@@ -1,16 +1,13 @@
-"""Everything `score` checks before it scores: the dataset (refused with errors unless --skip-invalid), the
-prediction file line by line (objects, ids, finite times inside the stream), predictions and --items ids the
-dataset lacks (refused unless --skip-unknown), the answer key. The result says which items are left out and
-why, so the report can carry it."""
+"""What `score` checks before it scores, shared by every benchmark's score plan (runners/<benchmark>/score_plan.py):
+the dataset (refused with errors unless --skip-invalid), the prediction file and its lines, predictions and --items
+ids the dataset lacks (refused unless --skip-unknown), the judge. The result, a Plan, says which items are left out
+and why, so the report can carry it, and scores inputs already known to be good."""
 from __future__ import annotations
 
-import math
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from annotation.errors import Problem
-from runners.cli_errors import DATA, CliError, from_problem
+from runners.checks import CliError, from_problem, input_file, read_id_list, usage
 
 if TYPE_CHECKING:  # (InteractionBench scoring reads rows, never builds the data model)
     from annotation.dataset import Dataset
@@ -90,7 +87,7 @@ def dataset(ds, skip_invalid: bool, tolerate: bool, chk: Checked,
                        file=str(ds.root), field="--skip-invalid")
 
 
-def _refuse_or_skip(p, item: Optional[str], skip: bool, chk: Checked, hint: str) -> None:
+def refuse_or_skip(p, item: Optional[str], skip: bool, chk: Checked, hint: str) -> None:
     """Raise the problem (a Problem or CliError) with a hint, or record it and leave `item` out."""
     if not skip:
         err = from_problem(p) if isinstance(p, Problem) else p
@@ -99,123 +96,8 @@ def _refuse_or_skip(p, item: Optional[str], skip: bool, chk: Checked, hint: str)
     chk.skip(p, item)
 
 
-def ib_predictions(path: str, rows: list[dict], known: Collection[str], skip_invalid: bool, skip_unknown: bool,
-                   as_reference: bool, chk: Checked) -> list[dict]:
-    """Read and check an InteractionBench preds.jsonl against the dataset's rows and their item ids (`known`);
-    returns the lines to score. Structure errors (not an object, emissions not a list of {t, content}, non-finite
-    t) are always errors; out-of-stream times, odd item_index values, duplicates and unknown items pass only with
-    --as-reference (scored as the reference does)."""
-    from annotation import jsonio
-    name = str(path)
-    pairs, problems = jsonio.read_jsonl_lines(Path(path), name)
-    if problems and problems[0].item is None:  # the file itself cannot be read
-        raise from_problem(problems[0])
-    bad_line = {int(p.item.split()[1]) for p in problems}
-    for p in problems:
-        _refuse_or_skip(p, None, skip_invalid, chk, "or pass --skip-invalid")
-    durations = {r["video_id"]: _seconds(r.get("duration_s")) for r in rows}
-    if not pairs and not bad_line and not as_reference:  # the reference scores an empty file as all silent
-        raise CliError("expected one prediction line per item, found an empty file (--as-reference scores it "
-                       "as all silent)", file=name, field="--preds")
-    out: list[dict] = []
-    seen: dict[str, int] = {}
-    for lineno, line in pairs:
-        def err(field_: Optional[str], msg: str, item: Optional[str] = None) -> CliError:
-            return CliError(msg, file=name, line=lineno, item=item, field=field_)
-        if not isinstance(line, dict):
-            _refuse_or_skip(err(None, f"expected an object, found {type(line).__name__}"), None, skip_invalid, chk,
-                            "or pass --skip-invalid")
-            continue
-        vid = line.get("video_id")
-        if not isinstance(vid, str) or not vid:
-            _refuse_or_skip(err("video_id", f"expected a non-empty string, found {_show(vid)}"), None, skip_invalid,
-                            chk, "or pass --skip-invalid")
-            continue
-        idx = line.get("item_index")
-        if not as_reference and idx is not None and not (isinstance(idx, int) and not isinstance(idx, bool)
-                                                         and idx >= 0):
-            _refuse_or_skip(err("item_index", f"expected an integer >= 0, found {_show(idx)}"), None, skip_invalid,
-                            chk, "or pass --skip-invalid")
-            continue
-        try:
-            iid = f"{vid}#{int(idx or 0)}"
-        except (TypeError, ValueError, OverflowError):  # only with --as-reference: the reference matches no item
-            chk.skipped.append(err("item_index", f"matches no item ({_show(idx)}); ignored as the reference does"))
-            continue
-        if iid not in known:
-            if not (skip_unknown or as_reference):
-                raise CliError(f"expected an item of the dataset, found unknown item {iid} (pass --skip-unknown "
-                               "to ignore predictions for items not in the data)", file=name, line=lineno,
-                               field="video_id")
-            chk.skipped.append(err("video_id", "no such item in the dataset; ignored", iid))
-            continue
-        ok = _check_emissions(line, iid, durations.get(vid, 0.0), as_reference, skip_invalid, chk, err)
-        if not ok:
-            continue
-        if iid in seen and not as_reference:
-            _refuse_or_skip(err("video_id", f"a second prediction line for this item (first at line {seen[iid]})",
-                                iid), iid, skip_invalid, chk, "keep one line per item, or pass --skip-invalid")
-            continue
-        seen[iid] = lineno
-        out.append(line)
-    return [ln for ln in out if _key(ln) not in chk.left_out] if chk.left_out else out
-
-
-def _seconds(v: Any) -> float:
-    """A duration as the checks use it: a finite number of seconds, else 0 (unknown: no end-of-stream check)."""
-    try:
-        d = float(v or 0.0)
-    except (TypeError, ValueError):
-        return 0.0
-    return d if math.isfinite(d) else 0.0
-
-
-def _key(line: dict) -> str:
-    try:
-        return f"{line['video_id']}#{int(line.get('item_index') or 0)}"
-    except (TypeError, ValueError, OverflowError):
-        return ""
-
-
-def _check_emissions(line: dict, iid: str, duration: float, as_reference: bool, skip_invalid: bool,
-                     chk: Checked, err) -> bool:
-    ems = line.get("emissions")
-    if ems is None and as_reference:
-        return True
-    if not isinstance(ems, list):
-        _refuse_or_skip(err("emissions", f"expected a list of {{t, content}}, found {_show(ems)}", iid), iid,
-                        skip_invalid, chk, "or pass --skip-invalid")
-        return False
-    end = duration if duration > 0 else sys.float_info.max  # past a known end: refused (not with --as-reference)
-    for k, e in enumerate(ems):  # (the field name is spelled only for a problem)
-        if not as_reference and type(e) is dict:  # the common case first: a number inside [0, end] is fine
-            t = e.get("t")
-            if (type(t) is float or type(t) is int) and 0 <= t <= end:
-                continue
-        if not isinstance(e, dict):
-            _refuse_or_skip(err(f"emissions[{k}]", f"expected an object {{t, content}}, found {_show(e)}", iid), iid,
-                            skip_invalid, chk, "or pass --skip-invalid")
-            return False
-        if as_reference:
-            c = e.get("content")
-            if c is None or not str(c).strip():
-                continue  # the reference drops blank emissions before reading their time
-        t = e.get("t")
-        if not (isinstance(t, (int, float)) and not isinstance(t, bool)) or not math.isfinite(t):
-            _refuse_or_skip(err(f"emissions[{k}].t", f"expected a finite number of stream seconds, found {_show(t)}",
-                                iid), iid, skip_invalid, chk, "or pass --skip-invalid")
-            return False
-        if not as_reference and (t < 0 or (duration > 0 and t > duration)):
-            where = f"inside the stream [0, {duration:g}] s" if duration > 0 else "a time >= 0 s"
-            _refuse_or_skip(err(f"emissions[{k}].t", f"expected {where}, found {t:g}", iid), iid, skip_invalid, chk,
-                            "or pass --skip-invalid; --as-reference scores it as the reference does")
-            return False
-    return True
-
-
 def items(path: str, ds_ids, skip_unknown: bool, as_reference: bool, chk: Checked) -> tuple[str, ...]:
     """--items: ids the dataset lacks are an error unless --skip-unknown (or --as-reference)."""
-    from runners.checks import read_id_list
     ids = read_id_list(path)
     unknown = [i for i in ids if i not in ds_ids]
     if unknown:
@@ -228,28 +110,71 @@ def items(path: str, ds_ids, skip_unknown: bool, as_reference: bool, chk: Checke
     return ids
 
 
-def mcq_key(path: str) -> list[dict]:
-    """The answer key's rows; unreadable lines and rows the key reader rejects are one error naming the file."""
-    from annotation import jsonio
-    from runners.checks import input_file
-    from scoring.interactionbench.mcq import load_key
-    input_file(path, "--mcq-key")
-    pairs, problems = jsonio.read_jsonl_lines(Path(path), path, objects_only=True)
-    if problems:
-        raise from_problem(problems[0])
-    rows = [r for _, r in pairs]
-    try:
-        load_key(rows)
-    except Exception as exc:  # noqa: BLE001 - any rejection by the key reader is a data error in this file
-        raise CliError(f"expected answer-key rows, found one the key reader rejects ({type(exc).__name__}: {exc})",
-                       file=path, field="--mcq-key", code=DATA) from None
-    return rows
-
-
-def _show(v: Any) -> str:
+def show(v: Any) -> str:
     import json
     try:
         text = json.dumps(v, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(v)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Plan:
+    """What the checks let through and the scoring still to run on it."""
+
+    def __init__(self, checked: Checked, score: Callable[[], dict]) -> None:
+        self.checked, self.score = checked, score
+
+
+def runs_a_model(a) -> bool:
+    """Whether `score` calls a model judge; lexical and stored-verdict judges (cache:, ensemble:, replay:) do not."""
+    spec = (a.judge or "").strip().lower()
+    return bool(spec) and spec != "lexical" and not spec.startswith(("cache:", "ensemble:", "replay:"))
+
+
+def verdict_store(a):
+    """The SQLite store that caches model-judge verdicts; lexical and stored-verdict judges need none."""
+    if not runs_a_model(a):
+        return None
+    from annotation.store import Store
+    return Store(a.db)
+
+
+def usable_judge(build: Callable, spec: str):
+    """`build()` (a judge from `spec`), its refusal as one data error naming --judge."""
+    try:
+        return build()
+    except (ValueError, OSError) as exc:
+        raise CliError(f"expected a usable judge, found: {exc}", file=spec, field="--judge") from None
+
+
+def prediction_file(a) -> None:
+    """--preds (or the positional file): given and readable."""
+    if not a.preds:
+        raise usage(f"score {a.benchmark} needs the prediction file", "--preds")
+    input_file(a.preds, "--preds")
+
+
+def jsonl_predictions(a, ds, check_predictions: Callable, chk: Checked) -> dict:
+    """A one-line-per-item prediction file read and checked by the benchmark's writer's own reader
+    (`check_predictions(path, ds) -> (predictions by item, problems)`): unknown items refused unless
+    --skip-unknown (or --as-reference), bad lines unless --skip-invalid."""
+    preds, problems = check_predictions(a.preds, ds)
+    if not preds and not [p for p in problems if p.severity == "error"]:
+        raise CliError("expected one prediction line per item, found none", file=a.preds, field="--preds")
+    for p in problems:
+        unknown = p.severity == "warning" and "in the dataset" in p.message
+        if unknown:
+            if not (a.skip_unknown or a.as_reference):
+                raise CliError(f"expected an item of the dataset, found unknown item {p.item} (pass --skip-unknown "
+                               "to ignore predictions for items not in the data)", file=p.file, field=p.field)
+            chk.skipped.append(p)
+            preds.pop(p.item, None)
+        elif p.severity == "error":
+            if not a.skip_invalid:
+                err = from_problem(p)
+                err.message += " (or pass --skip-invalid)"
+                raise err
+            chk.skip(p, p.item if p.item in ds else None)
+    return preds
+

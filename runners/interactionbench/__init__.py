@@ -1,1 +1,1 @@
-"""InteractionBench in the runners: its protocols and hooks."""
+"""InteractionBench's runners code: its hooks (hooks.py) and what they import on first use."""

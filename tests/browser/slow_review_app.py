@@ -7,7 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import ibench_ui.review as review  # noqa: E402
-from ibench_ui.entry import main  # noqa: E402
+from app import main  # noqa: E402
 
 _real = review.queue_rows
 _db = Path(sys.argv[sys.argv.index("--db") + 1])

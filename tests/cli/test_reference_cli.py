@@ -100,7 +100,7 @@ def test_unknown_reference_flag_is_a_usage_error(tmp_path, cli, oi_outputs):
 
 
 def test_omniinteract_judge_flags_become_one_judge_spec_and_keys_stay_off_the_command_line(tmp_path, cli, oi_outputs):
-    from runners.score_args import reference_argv
+    from runners.omniinteract.reference_flags import reference_argv
     argv = reference_argv(["score", "omniinteract", "--data", "d", "--judge_api_model", "gpt-x",
                            "--judge_api_url", "http://127.0.0.1:9/v1/chat/completions", "--judge_max_tokens", "64"])
     assert "--judge" in argv and argv[argv.index("--judge") + 1] == \

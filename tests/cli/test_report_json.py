@@ -1,4 +1,4 @@
-"""`score --out` writes its report with ujson (runners.score_cmd.write_report): the text must read back, with json,
+"""`score --out` writes its report with ujson (runners.score_report.write_report): the text must read back, with json,
 as exactly the values json would have written (floats to the last bit, big integers, keys spelled as json spells
 them, any Unicode), an infinity as the reference spells it, and a refused or failed write must leave no file."""
 import json
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from runners.score_cmd import write_report
+from runners.score_report import write_report
 
 
 def _value(rng: random.Random, depth: int = 0):

@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from runners.cli_errors import CliError
-from runners.score_checks import Checked, ib_predictions
+from runners.checks import CliError
+from runners.interactionbench.score_checks import ib_predictions
+from runners.score_checks import Checked
 
 ROWS = [{"video_id": "v", "item_index": 0, "duration_s": 32.0},
         {"video_id": "u", "item_index": 0, "duration_s": 0.0}]  # u: length unknown (0)

@@ -5,7 +5,6 @@ written; the study and every participant's session and capability token are writ
 (annotation.studies), then links.csv is written atomically. Tokens are printed nowhere else."""
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import os
@@ -16,9 +15,8 @@ from pathlib import Path
 
 from annotation.calibration import shift_of
 from annotation.loaders import load
-from annotation import registry
 from annotation.model import Item
-from runners.cli import verb
+from runners.cli.common import benchmarks
 
 DEFAULT_BASE_URL = "http://127.0.0.1:7860"
 
@@ -178,13 +176,11 @@ def status(a) -> int:
     return 0
 
 
-@verb("study", "a study for outside participants: study create (links.csv, one capability link each) | "
-               "study status")
-def _study(p: argparse.ArgumentParser) -> None:
+def main(argv: list[str], p) -> int:
     sub = p.add_subparsers(dest="action", metavar="action", required=True)
     c = sub.add_parser("create", help="create a study and write one link per participant to --out")
     c.add_argument("--db", required=True, help="SQLite store the app serves")
-    c.add_argument("--benchmark", required=True, choices=registry.names())
+    c.add_argument("--benchmark", required=True, choices=benchmarks())
     c.add_argument("--participants", required=True, metavar="N|FILE",
                    help="a count (ids P001..PN) or a file with one participant id per line")
     c.add_argument("--items", metavar="FILE", help="file with one item id per line")
@@ -209,3 +205,5 @@ def _study(p: argparse.ArgumentParser) -> None:
     s.add_argument("--db", required=True)
     s.add_argument("--study", help="one study id (default: every study)")
     s.set_defaults(run=status)
+    a = p.parse_args(argv)
+    return a.run(a)

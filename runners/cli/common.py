@@ -1,0 +1,38 @@
+"""What the verbs share: the argparse that refuses in the one error line, the benchmark names (the registry's),
+and who a benchmark-specific flag is for, read from what each benchmark's runners hooks say of their own flags
+(so no verb spells a benchmark's name)."""
+from __future__ import annotations
+
+import argparse
+
+from annotation import registry
+from runners.checks import USAGE, CliError
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises a usage CliError (one line, exit 2) instead of printing usage and exiting."""
+
+    def error(self, message: str):
+        verb_name = self.prog[len("python app.py"):].strip()
+        raise CliError(f"{message} (see python app.py {verb_name + ' ' if verb_name else ''}-h)", code=USAGE)
+
+
+def benchmarks() -> tuple[str, ...]:
+    """The benchmark names a verb accepts, in the registry's order."""
+    return registry.names()
+
+
+def hook_value(benchmark: str, name: str, default=()):
+    """A benchmark's runners hook `name` (a function or a constant), or `default` when it has none."""
+    spec = registry.get(benchmark)
+    return spec.hook("runners", name) if spec.has_hook("runners", name) else default
+
+
+def owners(table: str, dest: str) -> tuple[str, ...]:
+    """The benchmarks whose runners hook `table` (e.g. SCORE_FLAGS) lists the argument `dest`."""
+    return tuple(b for b in benchmarks() if dest in hook_value(b, table))
+
+
+def for_whom(table: str, dest: str) -> str:
+    """`owners` as the start of a help text: "a", or "a, b"."""
+    return ", ".join(owners(table, dest))

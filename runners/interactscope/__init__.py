@@ -1,0 +1,1 @@
+"""Omni-InteractScope's runners code: its hooks (hooks.py) and what they import on first use."""
