@@ -9,7 +9,6 @@ a benchmark's name."""
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any, Callable, Mapping
@@ -18,18 +17,22 @@ LAYERS = ("annotation", "scoring", "runners", "ibench_ui")
 DEMO_ROOT = Path(__file__).resolve().parents[1] / "assets" / "demo"
 
 
-@dataclass(frozen=True)
 class BenchmarkSpec:
     """What the code needs to know of one benchmark: its name and title, its plain data and, per layer, the
     module whose functions are that layer's hooks for it (each layer's code asks only its own layer or a
-    lower one)."""
-    name: str
-    title: str
-    hooks: Mapping[str, str]  # layer -> module with that layer's hook functions
-    demo: Path | None = None  # the embedded demo dataset (assets/demo/<name> when None)
-    # media seconds = the benchmark's anchor/window start + this (ProactiveBench counts 1-based seconds)
-    anchor_shift: float = 0.0
-    data: Mapping[str, Any] = field(default_factory=dict)  # defaults and labels read by several layers
+    lower one). A plain class, not a dataclass: `dataclasses` would add `inspect` to `score`'s start-up."""
+    __slots__ = ("name", "title", "hooks", "demo", "anchor_shift", "data")
+
+    def __init__(self, name: str, title: str, hooks: Mapping[str, str], demo: Path | None = None,
+                 anchor_shift: float = 0.0, data: Mapping[str, Any] | None = None):
+        self.name, self.title, self.hooks = name, title, MappingProxyType(dict(hooks))
+        self.demo = demo  # the embedded demo dataset (assets/demo/<name> when None)
+        # media seconds = the benchmark's anchor/window start + this (ProactiveBench counts 1-based seconds)
+        self.anchor_shift = anchor_shift
+        self.data = MappingProxyType(dict(data or {}))  # defaults and labels read by several layers
+
+    def __repr__(self) -> str:
+        return f"BenchmarkSpec({self.name!r})"
 
     def hook(self, layer: str, name: str) -> Callable:
         """The hook `name` of `layer`, imported on first use; AttributeError names the module if it lacks it."""
@@ -100,18 +103,13 @@ def _hooks(name: str) -> dict[str, str]:
 
 register(BenchmarkSpec(
     name="interactionbench", title="InteractionBench", hooks=_hooks("interactionbench"),
-    data={"default_protocol": "sliding", "headline_column": "total", "fixed_option": True,
-          "verdicts": ("matched", "premature", "redundant", "spurious", "unscored")}))
+    data={"default_protocol": "sliding", "headline_column": "total", "fixed_option": True}))
 register(BenchmarkSpec(
     name="omniinteract", title="OmniInteract", hooks=_hooks("omniinteract"),
-    data={"default_protocol": "duplex", "headline_column": "All", "fixed_option": True,
-          "verdicts": ("early", "core", "early+core", "unmatched")}))
+    data={"default_protocol": "duplex", "headline_column": "All", "fixed_option": True}))
 register(BenchmarkSpec(
     name="proactivebench", title="ProactiveBench", hooks=_hooks("proactivebench"), anchor_shift=-1.0,
-    data={"default_protocol": "proactive", "headline_column": "AVG", "fixed_option": False,
-          "verdicts": ("in_window", "early", "missed", "late", "ignored", "counted", "response", "hit",
-                       "false_alarm")}))
+    data={"default_protocol": "proactive", "headline_column": "AVG", "fixed_option": False}))
 register(BenchmarkSpec(
     name="interactscope", title="Omni-InteractScope", hooks=_hooks("interactscope"),
-    data={"default_protocol": "interactscope", "headline_column": "Avg", "fixed_option": False,
-          "verdicts": ("correct", "wrong", "ignored", "early", "outside")}))
+    data={"default_protocol": "interactscope", "headline_column": "Avg", "fixed_option": False}))
