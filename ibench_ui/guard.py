@@ -28,11 +28,14 @@ Roles = Union[tuple[str, ...], str]
 
 @dataclass
 class Event:
-    """One registered event function: who may call it, whether a refusal is silent, the function itself."""
+    """One registered event function: who may call it, whether a refusal is silent, the function itself,
+    and what Gradio was given: the checked function (which calls `fn`) and its inputs (the token among them)."""
     name: str
     roles: Roles
     quiet: bool
     fn: Callable
+    checked: Optional[Callable] = None
+    inputs: Sequence = ()
     dependency_id: int = -1
 
 
@@ -56,8 +59,9 @@ class Events:
         quiet = getattr(trigger, "event_name", "then") in QUIET_EVENTS or isinstance(source, gr.State)
         inputs = [] if inputs is None else list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         at = next((i for i, x in enumerate(inputs) if x is self.token), None)  # fn takes the token itself
-        event = Event(name, roles, quiet, fn)
-        dep = trigger(self._checked(event, at), inputs if at is not None else [self.token, *inputs], outputs, **kw)
+        event = Event(name, roles, quiet, fn, inputs=inputs if at is not None else [self.token, *inputs])
+        event.checked = self._checked(event, at)
+        dep = trigger(event.checked, event.inputs, outputs, **kw)
         event.dependency_id = dep["id"]
         self.registered.append(event)
         return dep
