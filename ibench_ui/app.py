@@ -6,15 +6,15 @@ from typing import Optional
 
 import gradio as gr
 
-from annotation.auth import ANYONE, STAFF
 from ibench_ui.auth_ui import build_annotation_tabs
 from ibench_ui.browse import build_browse
 from ibench_ui.compare import build_compare
 from ibench_ui.context import AppContext
-from ibench_ui.guard import guard_functions
+from ibench_ui.guard import PUBLIC, Events
+from ibench_ui.host import build_host, check_bind, free_port, is_loopback
 from ibench_ui.leaderboard import build_leaderboard
 from ibench_ui.render import BROWSE_PLAYER_JS
-from ibench_ui.runs import RUNS_CSS, build_runs
+from ibench_ui.runs import build_runs
 from ibench_ui.session import build_session, session_head
 
 CSS = """
@@ -28,48 +28,37 @@ def page_head() -> str:
     return session_head() + BROWSE_PLAYER_JS
 
 
-def build_app(ctx: AppContext, routes: dict | None = None) -> gr.Blocks:
-    """The studio. Each tab's event functions are wrapped with a server-side role check (ibench_ui.guard):
-    Browse, Runs and the Annotation tabs need a signed-in account (they check finer roles inside), Compare
-    and Leaderboard show everyone's responses and need a reviewer or admin. The local single user (no
-    accounts, loopback) passes every check. `routes`, when given, receives the Session tab's hot functions
-    that the host also serves as plain JSON routes."""
+def build_studio(ctx: AppContext, routes: dict | None = None) -> tuple[gr.Blocks, Events]:
+    """The studio and its events. Each event function declares where it is registered (Events.on) the roles
+    that may call it, checked on the server: Browse, Runs and the Annotation tabs need a signed-in account
+    (they check finer roles inside), Compare and Leaderboard show everyone's responses and need a reviewer or
+    admin. The local single user (no accounts, loopback) passes every check. `routes`, when given, receives
+    the Session tab's hot functions that the host also serves as plain JSON routes."""
     with gr.Blocks(title="ibench-ui") as demo:
         gr.Markdown("# ibench-ui — real-time interaction benchmarks")
-        token = gr.State("")  # the page's annotation sign-in, shared by tabs that show staff-only data
-        marks: list[tuple[int, tuple[str, ...]]] = []
-
-        def mark(roles):  # every function registered since the previous mark belongs to the tab just built
-            marks.append((len(demo.fns), roles))
-
+        # the page's annotation sign-in, shared by tabs that show staff-only data
+        events = Events(ctx, gr.State(""))
         with gr.Tabs() as tabs:
-            mark(ANYONE)
             with gr.Tab("Browse", id="browse"):
-                build_browse(ctx, token, demo)
-            mark(ANYONE)
+                build_browse(ctx, events, demo)
             with gr.Tab("Session", id="session"):
                 build_session(ctx, routes=routes)  # server functions: checked inside (study links have their own app)
             with gr.Tab("Runs", id="runs"):
-                build_runs(ctx, token)
-            mark(ANYONE)
+                build_runs(ctx, events)
             with gr.Tab("Compare", id="compare"):
-                build_compare(ctx, demo, tabs, token)  # ?view=compare&benchmark=..&responders=.. opens it
-            mark(STAFF)
+                build_compare(ctx, events, demo, tabs)  # ?view=compare&benchmark=..&responders=.. opens it
             with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab:
-                build_leaderboard(ctx, leaderboard_tab)
-            mark(STAFF)
-            build_annotation_tabs(ctx, token)  # Annotation: sign-in, Verify, Review, Agreement, Users
-            mark(ANYONE)
+                build_leaderboard(ctx, events, leaderboard_tab)
+            build_annotation_tabs(ctx, events)  # Annotation: sign-in, Verify, Review, Agreement, Users
         # a studio link with ?session=... opens the Session tab directly
-        demo.load(_initial_tab, None, tabs, api_visibility="private", show_progress="hidden")
-        mark(ANYONE)
-    fids = sorted(demo.fns)
-    start = 0
-    for end, roles in marks:
-        guard_functions(demo, ctx, token, fids[start:end], roles)
-        start = end
-    guard_functions(demo, ctx, token, fids[start:], ANYONE)  # anything registered later fails closed too
-    return demo
+        events.on(demo.load, _initial_tab, None, tabs, roles=PUBLIC, api_visibility="private", show_progress="hidden")
+    events.assert_complete(demo)
+    return demo, events
+
+
+def build_app(ctx: AppContext, routes: dict | None = None) -> gr.Blocks:
+    """The studio (see build_studio)."""
+    return build_studio(ctx, routes)[0]
 
 
 def _initial_tab(request: gr.Request):
@@ -84,15 +73,13 @@ def serve(ctx: AppContext, host: str = "127.0.0.1", port: Optional[int] = None) 
     Refuses (returns 2) to listen beyond loopback while no account exists."""
     import uvicorn
 
-    from ibench_ui.host import build_host, check_bind, free_port, is_loopback
-
     ctx.loopback = is_loopback(host)
     why = check_bind(ctx, host)
     if why:
         print(f"error: {why}", file=sys.stderr)
         return 2
     port = port or free_port(host)
-    app = build_host(ctx)
+    app = build_host(ctx, lambda routes: build_app(ctx, routes), CSS, page_head())
     print(f"* ibench-ui on http://{host}:{port}/  (study links: http://{host}:{port}/study/?t=TOKEN)", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3)
     return 0

@@ -5,26 +5,22 @@ resolves it on the server with `annotation.auth.require`, so calling an API rout
 exactly the rights of the token's user and nothing more."""
 from __future__ import annotations
 
-from typing import Optional
-
 import gradio as gr
 
 from annotation import auth
 from ibench_ui.context import AppContext
+from ibench_ui.guard import PUBLIC, SIGNED_IN, Events
+from ibench_ui.handlers import error_html, ok_html, reports_to
 from ibench_ui.render import esc, table_html
+from ibench_ui.review import build_review
+from ibench_ui.verify import build_agreement, build_verify
 
-# the handlers' helpers live in ibench_ui.handlers, so Verify and Review need not import this module
-from ibench_ui.handlers import GUARDED, IN_ORDER, error_html, guarded, ok_html  # noqa: F401
 
-
-def build_annotation_tabs(ctx: AppContext, token: Optional[gr.State] = None) -> None:
-    """Lay out the Annotation tab (sign-in + sub-tabs) inside the current Tabs context; `token` is the page's
-    sign-in state, shared with other tabs that show staff-only data."""
-    from ibench_ui.review import build_review
-    from ibench_ui.verify import build_agreement, build_verify
-
+def build_annotation_tabs(ctx: AppContext, events: Events) -> None:
+    """Lay out the Annotation tab (sign-in + sub-tabs) inside the current Tabs context; `events.token` is the
+    page's sign-in state, shared with other tabs that show staff-only data."""
+    token = events.token
     with gr.Tab("Annotation", id="annotation", elem_id="tab-annotation"):
-        token = token if token is not None else gr.State("")
         with gr.Row(elem_id="signin-box"):
             name = gr.Textbox(label="User", elem_id="signin-name", scale=2)
             password = gr.Textbox(label="Password", type="password", elem_id="signin-password", scale=2)
@@ -33,13 +29,13 @@ def build_annotation_tabs(ctx: AppContext, token: Optional[gr.State] = None) -> 
         who = gr.HTML('<div id="signin-status">Not signed in.</div>', elem_id="signin-status-box", js_on_load=None)
         with gr.Tabs():
             with gr.Tab("Verify", id="verify", elem_id="tab-verify"):
-                refresh_verify = build_verify(ctx, token)
+                refresh_verify = build_verify(ctx, events)
             with gr.Tab("Review", id="review", elem_id="tab-review"):
-                refresh_review = build_review(ctx, token)
+                refresh_review = build_review(ctx, events)
             with gr.Tab("Agreement", id="agreement", elem_id="tab-agreement"):
-                build_agreement(ctx, token)
+                build_agreement(ctx, events)
             with gr.Tab("Users", id="users", elem_id="tab-users"):
-                build_users(ctx, token)
+                build_users(ctx, events)
 
     def do_signin(user_name: str, pw: str):
         try:
@@ -56,15 +52,15 @@ def build_annotation_tabs(ctx: AppContext, token: Optional[gr.State] = None) -> 
         auth.sign_out(ctx.store, tok)
         return "", '<div id="signin-status">Signed out.</div>'
 
-    ev = signin.click(do_signin, [name, password], [token, who, password], api_name="sign_in")
-    password.submit(do_signin, [name, password], [token, who, password], api_visibility="private")
-    signout.click(do_signout, [token], [token, who], api_name="sign_out")
-    for refresh, tab in ((refresh_verify, "verify"), (refresh_review, "review")):
-        fn, inputs, outputs = refresh
-        ev.then(fn, inputs, outputs, api_visibility="private", **IN_ORDER[tab])
+    ev = events.on(signin.click, do_signin, [name, password], [token, who, password], roles=PUBLIC, api_name="sign_in")
+    events.on(password.submit, do_signin, [name, password], [token, who, password], roles=PUBLIC,
+              api_visibility="private")
+    events.on(signout.click, do_signout, [token], [token, who], roles=PUBLIC, api_name="sign_out")
+    for refresh_on in (refresh_verify, refresh_review):  # a sign-in fills both queues
+        refresh_on(ev.then)
 
 
-def build_users(ctx: AppContext, token: gr.State) -> None:
+def build_users(ctx: AppContext, events: Events) -> None:
     """Admin-only account management: create accounts and list them."""
     with gr.Row():
         uname = gr.Textbox(label="New user name", elem_id="users-name")
@@ -79,16 +75,18 @@ def build_users(ctx: AppContext, token: gr.State) -> None:
         rows = [(u["name"], u["role"], "active" if u["active"] else "disabled") for u in ctx.store.users()]
         return table_html(["user", "role", "state"], rows, "users-table")
 
-    @guarded(3, 2)
+    @reports_to(msg)
     def on_add(tok: str, n: str, r: str, p: str):
         admin = auth.require(ctx.store, tok, ("admin",))
         u = auth.create_user(ctx.store, (n or "").strip(), r, p or "")
-        return users_table(), "", ok_html(f"{admin.name} created {u.name} ({u.role}).")
+        return {listing: users_table(), pw: "", msg: ok_html(f"{admin.name} created {u.name} ({u.role}).")}
 
-    @guarded(2, 1)
+    @reports_to(msg)
     def on_show(tok: str):
         auth.require(ctx.store, tok, ("admin",))
-        return users_table(), ""
+        return {listing: users_table(), msg: ""}
 
-    add.click(on_add, [token, uname, role, pw], [listing, pw, msg], api_name="users_add")
-    show.click(on_show, [token], [listing, msg], api_name="users_list")
+    # open to every account like the other sub-tabs: the admin check above answers in the tab
+    events.on(add.click, on_add, [events.token, uname, role, pw], [listing, pw, msg], roles=SIGNED_IN,
+              api_name="users_add")
+    events.on(show.click, on_show, [events.token], [listing, msg], roles=SIGNED_IN, api_name="users_list")

@@ -6,6 +6,7 @@ from typing import Optional
 import gradio as gr
 
 from ibench_ui.context import AppContext, find_item
+from ibench_ui.guard import SIGNED_IN, Events
 from ibench_ui.render import esc, item_details_html, video_html
 
 
@@ -34,9 +35,11 @@ def _details_html(ctx: AppContext, token: str, item) -> str:
             'or admin (Annotation tab) to see them.</p>')
 
 
-def build_browse(ctx: AppContext, token: gr.State, demo: Optional[gr.Blocks] = None) -> None:
-    """Lay out the Browse tab inside the current Blocks context. The page's first content comes from a load
-    event (role-checked), never from the initial values, which anyone can read in /config."""
+def build_browse(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = None) -> None:
+    """Lay out the Browse tab inside the current Blocks context; every account may use it. The page's first
+    content comes from a load event (role-checked), never from the initial values, which anyone can read in
+    /config."""
+    token = events.token
     first = ctx.benchmarks()[0]
     choices = _item_choices(ctx, first)
     with gr.Row():
@@ -73,12 +76,12 @@ def build_browse(ctx: AppContext, token: gr.State, demo: Optional[gr.Blocks] = N
         v, d = on_item(b, item_id, tok)
         return v, d, _problems_html(ctx, b), gr.update(interactive=True), gr.update(interactive=True)
 
-    bench.change(on_bench, [bench, token], [item, player, details, problems])
-    item.change(on_item, [bench, item, token], [player, details])
+    events.on(bench.change, on_bench, [bench, token], [item, player, details, problems], roles=SIGNED_IN)
+    events.on(item.change, on_item, [bench, item, token], [player, details], roles=SIGNED_IN)
     if demo is not None:
         for trigger in (demo.load, token.change):  # a sign-in redraws (and unlocks) what the load may have refused
-            trigger(on_load, [bench, item, token], [player, details, problems, bench, item],
-                    api_visibility="private", show_progress="hidden")
+            events.on(trigger, on_load, [bench, item, token], [player, details, problems, bench, item],
+                      roles=SIGNED_IN, api_visibility="private", show_progress="hidden")
 
 
 def _problems_html(ctx: AppContext, benchmark: str) -> str:

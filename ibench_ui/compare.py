@@ -9,7 +9,9 @@ from typing import Optional, Sequence
 
 import gradio as gr
 
+from annotation.auth import STAFF
 from ibench_ui.context import AppContext
+from ibench_ui.guard import Events
 from ibench_ui.render import esc, video_html
 from runners.report import (LABEL_COLORS, item_lanes, lane_counts, responders, timeline_figure, timeline_png,
                             _safe)
@@ -112,11 +114,11 @@ def export_timeline(ctx: AppContext, benchmark: str, item_id: Optional[str], key
     return [str(timeline_png(item, lanes, stem.with_suffix(".png"))), str(html)]
 
 
-def build_compare(ctx: AppContext, demo: Optional[gr.Blocks] = None, tabs: Optional[gr.Tabs] = None,
-                  token: Optional[gr.State] = None) -> None:
+def build_compare(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = None,
+                  tabs: Optional[gr.Tabs] = None) -> None:
     """Lay out the Compare tab; with `demo` and `tabs`, a ?view=compare link opens and fills it. Responders,
-    windows and reference text come only from role-checked events (the studio guards this tab for
-    reviewers and admins), never from initial values, which anyone can read in /config."""
+    windows and reference text come only from role-checked events (each declares reviewers and
+    admins), never from initial values, which anyone can read in /config."""
     first = ctx.benchmarks()[0]
     item0, keys0 = None, []
     with gr.Row():
@@ -155,11 +157,11 @@ def build_compare(ctx: AppContext, demo: Optional[gr.Blocks] = None, tabs: Optio
         v, f, h = render(ctx, b, iid, keys)
         return gr.update(choices=item_choices(ctx, b), value=iid), gr.update(choices=choices, value=keys), v, f, h
 
-    bench.input(on_bench, [bench], [item, who, player, plot, lanes])
-    item.input(on_item, [bench, item, who], [player, plot, lanes])
-    who.input(on_item, [bench, item, who], [player, plot, lanes])
-    refresh.click(on_refresh, [bench, item, who], [item, who, player, plot, lanes])
-    dl_btn.click(lambda b, i, k: export_timeline(ctx, b, i, k), [bench, item, who], [files])
+    events.on(bench.input, on_bench, [bench], [item, who, player, plot, lanes], roles=STAFF)
+    events.on(item.input, on_item, [bench, item, who], [player, plot, lanes], roles=STAFF)
+    events.on(who.input, on_item, [bench, item, who], [player, plot, lanes], roles=STAFF)
+    events.on(refresh.click, on_refresh, [bench, item, who], [item, who, player, plot, lanes], roles=STAFF)
+    events.on(dl_btn.click, lambda b, i, k: export_timeline(ctx, b, i, k), [bench, item, who], [files], roles=STAFF)
 
     if demo is None:
         return
@@ -191,12 +193,13 @@ def build_compare(ctx: AppContext, demo: Optional[gr.Blocks] = None, tabs: Optio
     def on_load_no_tabs(request: gr.Request):
         return on_load(request)[:-1]
 
-    demo.load(on_load if tabs is not None else on_load_no_tabs, None, outs, api_visibility="private",
-              show_progress="hidden")
-    if token is not None:
-        def on_sign_in(b: str, iid: str, keys: list[str]):
-            """A sign-in unlocks the tab the load refused before it, keeping what is chosen (the benchmark's
-            default item and responders when nothing is)."""
-            return (gr.update(interactive=True), *(on_refresh(b, iid, keys) if iid else on_bench(b)))
-        token.change(on_sign_in, [bench, item, who], [bench, item, who, player, plot, lanes],
-                     api_visibility="private", show_progress="hidden")
+    events.on(demo.load, on_load if tabs is not None else on_load_no_tabs, None, outs, roles=STAFF,
+              api_visibility="private", show_progress="hidden")
+
+    def on_sign_in(b: str, iid: str, keys: list[str]):
+        """A sign-in unlocks the tab the load refused before it, keeping what is chosen (the benchmark's
+        default item and responders when nothing is)."""
+        return (gr.update(interactive=True), *(on_refresh(b, iid, keys) if iid else on_bench(b)))
+
+    events.on(events.token.change, on_sign_in, [bench, item, who], [bench, item, who, player, plot, lanes],
+              roles=STAFF, api_visibility="private", show_progress="hidden")

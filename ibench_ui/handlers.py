@@ -28,16 +28,15 @@ def ok_html(msg: str) -> str:
     return f'<div class="ib-ok" role="status">{esc(msg)}</div>'
 
 
-def guarded(n_out: int, msg_index: int) -> Callable:
-    """Turn permission and input errors into a message in output `msg_index`; other outputs stay as they are."""
+def reports_to(msg: gr.components.Component) -> Callable:
+    """Turn a handler's permission and input errors into a message in `msg`; its other outputs stay as they are.
+    The handler returns {component: value}, so no output is named by its position."""
     def deco(fn):
         @functools.wraps(fn)
         def wrapper(*args):
             try:
                 return fn(*args)
             except GUARDED as exc:
-                out = [gr.update() for _ in range(n_out)]
-                out[msg_index] = error_html(exc)
-                return tuple(out) if n_out > 1 else out[0]
+                return {msg: error_html(exc)}
         return wrapper
     return deco

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from typing import Optional
+from typing import Callable, Optional
 
 import anyio
 import gradio as gr
@@ -151,10 +151,11 @@ class FastRoutes:
                        headers={"Cache-Control": "no-store"})(scope, receive, send)
 
 
-def build_host(ctx: AppContext) -> "FastRoutes":
+def build_host(ctx: AppContext, build_studio: Callable[[dict], gr.Blocks], css: str, head: str) -> "FastRoutes":
     """The web app: the FastAPI app with the media route, the participant app and the studio mounted,
-    behind the plain response routes (FastRoutes)."""
-    from ibench_ui.app import CSS, build_app, page_head
+    behind the plain response routes (FastRoutes). `build_studio(routes)` builds the staff studio
+    (ibench_ui.app, which calls this: so the host never imports it back), filling `routes`; `css` and
+    `head` are what both apps' pages share."""
     from ibench_ui.participant import PARTICIPANT_CSS, build_participant_app
     from ibench_ui.runs import RUNS_CSS
 
@@ -172,11 +173,11 @@ def build_host(ctx: AppContext) -> "FastRoutes":
     studio_routes: dict = {}
     participant = build_participant_app(ctx, routes=participant_routes)
     participant.queue(default_concurrency_limit=16)
-    studio = build_app(ctx, routes=studio_routes)
+    studio = build_studio(studio_routes)
     studio.queue(default_concurrency_limit=16)
-    gr.mount_gradio_app(app, participant, path=STUDY_MOUNT, css=CSS + PARTICIPANT_CSS, head=page_head(), footer_links=[],
+    gr.mount_gradio_app(app, participant, path=STUDY_MOUNT, css=css + PARTICIPANT_CSS, head=head, footer_links=[],
                         show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
-    gr.mount_gradio_app(app, studio, path="", css=CSS + RUNS_CSS, head=page_head(), footer_links=["api"],
+    gr.mount_gradio_app(app, studio, path="", css=css + RUNS_CSS, head=head, footer_links=["api"],
                         show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
     app.add_middleware(Guard)
     fast = {f"{STUDY_MOUNT}/api/respond": participant_routes["respond"], "/api/respond": studio_routes["respond"]}

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import gradio as gr
 
+from annotation.auth import STAFF
 from ibench_ui.context import AppContext
+from ibench_ui.guard import Events
 from ibench_ui.render import esc
 from runners.report import (HEADLINE, BenchmarkTables, benchmark_tables, compare_link, leaderboard,
                             markdown_section, responders, write_report, zip_dir, POOLED_HUMANS)
@@ -83,8 +85,9 @@ def leaderboard_html(tables: dict[str, BenchmarkTables]) -> str:
             "none below the minimum n.</small></p></div>")
 
 
-def build_leaderboard(ctx: AppContext, tab=None) -> None:
-    """Lay out the Leaderboard tab; with `tab`, it refreshes whenever the tab is selected."""
+def build_leaderboard(ctx: AppContext, events: Events, tab=None) -> None:
+    """Lay out the Leaderboard tab (everyone's figures: reviewers and admins); with `tab`, it refreshes
+    whenever the tab is selected."""
     with gr.Row():
         resamples = gr.Number(1000, label="Bootstrap resamples", precision=0, minimum=10, maximum=100000,
                               elem_id="leaderboard-resamples")
@@ -118,7 +121,7 @@ def build_leaderboard(ctx: AppContext, tab=None) -> None:
         z.write_bytes(zip_dir(out / "report"))
         return str(z)
 
-    refresh.click(on_refresh, [resamples, seed, min_n], [board, tables_md])
-    report_btn.click(on_report, [resamples, seed, min_n], [report_file])
+    events.on(refresh.click, on_refresh, [resamples, seed, min_n], [board, tables_md], roles=STAFF)
+    events.on(report_btn.click, on_report, [resamples, seed, min_n], [report_file], roles=STAFF)
     if tab is not None:
-        tab.select(on_refresh, [resamples, seed, min_n], [board, tables_md])
+        events.on(tab.select, on_refresh, [resamples, seed, min_n], [board, tables_md], roles=STAFF)

@@ -2,36 +2,30 @@
 the workbench timeline (windows and anchors draggable: a drag fills the edit form), edits of times/windows/
 answers with a reason (every field an edit moves is recorded), undo through the audit trail, a status
 with a comment, the verifications' audit trail, the adjudication queue, and export of the edited dataset.
-Every handler re-checks the role."""
+The tab draws and wires; its queries and actions are ReviewService's, which re-checks the role each time."""
 from __future__ import annotations
 
 import datetime as _dt
 import json
-from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
 
 import gradio as gr
 
-from annotation import auth, interchange, review, verification
-from annotation.edits import current_value, default_field, valid_fields
+from annotation import interchange, review, verification
 from annotation.model import Item
-from ibench_ui.handlers import IN_ORDER, guarded, ok_html
 from ibench_ui.context import AppContext
+from ibench_ui.guard import SIGNED_IN, Events  # every account: the service answers non-staff in the tab
+from ibench_ui.handlers import IN_ORDER, ok_html, reports_to
 from ibench_ui.render import esc, fmt_time, item_details_html, table_html, video_html
+from ibench_ui.review_service import STATUS_FILTERS, ReviewItem, ReviewService
 from ibench_ui.workbench_timeline import (build_controls, hidden_picker, pick_table, picked, picked_item_update,
                                           workbench_html)
 
-STATUS_FILTERS = ["all", "unreviewed", "accepted", "needs-fix", "rejected", "flagged", "disputed", "undecided disputes"]
 VIDEO_ID = "review-video"
-
-
-def export_root(ctx: AppContext) -> Path:
-    """Where the app writes exports: `exports/` next to the SQLite file (nothing outside it)."""
-    return ctx.store.path.resolve().parent / "exports"
-
-
-def current_item(ctx: AppContext, benchmark: str, item_id: str) -> Item:
-    """The item as loaded, with every review edit applied."""
-    return review.edited_item(ctx.item(benchmark, item_id), ctx.store.reviews(benchmark, item_id))
+# the player time for a box: the fresh capture (a key press) if any, else the playhead
+SNAP_JS = ("(id) => { const P = window.ibPlayer; if (!P) return ''; let c = P.capture(id);"
+           " if (!c || !c.fresh) c = P.snapshot(id, 'playhead'); c.fresh = false; return c.t.toFixed(3); }")
 
 
 def when(ts: float) -> str:
@@ -84,38 +78,6 @@ def trail_html(rows) -> str:
                       "review-trail-table")
 
 
-def queue_rows(ctx: AppContext, benchmark: str, status_filter: str, annotator: str) -> list[tuple]:
-    """(item, kind, review status, prefix check, open disputes, verifiers) for the items that pass the filters."""
-    ds = ctx.dataset(benchmark)
-    st = review.statuses(ctx.store, benchmark)
-    who: dict[str, set] = {}
-    for v in ctx.store.verifications(benchmark):
-        if v.kind in (verification.TRIGGER, verification.PREFIX):
-            who.setdefault(v.item_id, set()).add(v.user)
-    open_disputes: dict[str, int] = {}
-    all_disputes: dict[str, int] = {}
-    for d in verification.disputes(ctx.store, ds):
-        all_disputes[d.item_id] = all_disputes.get(d.item_id, 0) + 1
-        if d.decision is None:
-            open_disputes[d.item_id] = open_disputes.get(d.item_id, 0) + 1
-    out = []
-    for it in ds.items:
-        status = st.get((benchmark, it.id), "unreviewed")
-        prefix = verification.item_prefix_status(ctx.store, it)
-        if status_filter == "flagged" and prefix != "fail":
-            continue
-        if status_filter == "disputed" and not all_disputes.get(it.id):
-            continue
-        if status_filter == "undecided disputes" and not open_disputes.get(it.id):
-            continue
-        if status_filter in review.STATUSES + ("unreviewed",) and status != status_filter:
-            continue
-        if annotator and annotator not in who.get(it.id, set()):
-            continue
-        out.append((it.id, it.kind, status, prefix, open_disputes.get(it.id, 0), ", ".join(sorted(who.get(it.id, set())))))
-    return out
-
-
 def disputes_html(queue, current: str = "") -> str:
     rows = [(d.key, d.item_id, d.kind, d.detail,
              ", ".join(f"{u}: {v:.3f} s" if isinstance(v, float) else f"{u}: {v}" for u, v in sorted(d.values.items())),
@@ -134,282 +96,280 @@ def progress_html(rows) -> str:
                       "review-progress-table")
 
 
-def build_review(ctx: AppContext, token: gr.State):
-    """Lay out the Review sub-tab; returns (fn, inputs, outputs) that refreshes it after sign-in."""
-    benchmarks = ctx.benchmarks()
-    with gr.Row():
-        bench = gr.Dropdown(benchmarks, value=benchmarks[0], label="Benchmark", elem_id="review-benchmark")
-        status_f = gr.Dropdown(STATUS_FILTERS, value="all", label="Status", elem_id="review-status-filter")
-        annot_f = gr.Dropdown([("any", "")], value="", label="Verified by", elem_id="review-annotator-filter",
-                              allow_custom_value=True)
-        refresh = gr.Button("Refresh queue", elem_id="review-refresh")
-    queue = gr.HTML("", elem_id="review-queue", js_on_load=None)
-    pick = hidden_picker("review")
-    with gr.Row():
-        item = gr.Dropdown([], value=None, label="Item", elem_id="review-item", allow_custom_value=True, scale=4)
-        nxt = gr.Button("Next in queue (j)", size="sm", elem_id="review-next", scale=1)
-    msg = gr.HTML("", elem_id="review-msg", js_on_load=None)
+
+
+def targets_table(it: Item) -> str:
+    rows = []
+    for t in it.targets:
+        win = "–" if t.window is None else f"[{fmt_time(t.window[0])}, {fmt_time(t.window[1])}" \
+                                             f"{']' if t.window_closed else ')'}"
+        ref = t.reference if isinstance(t.reference, str) or t.reference is None else json.dumps(t.reference)
+        rows.append((t.id, t.kind, fmt_time(t.anchor), win, ref))
+    return table_html(["target", "kind", "time", "window", "reference answer"], rows, "review-video-targets")
+
+
+def details_html(view: ReviewItem) -> str:
+    """The item's status and prefix check, its request and targets."""
+    return (f'<div data-status="{esc(view.status)}" id="review-current-status">Status: <b>{esc(view.status)}</b> · '
+            f'prefix: <b>{esc(view.prefix)}</b></div>' + item_details_html(view.item) + targets_table(view.item))
+
+
+def undo_choices(view: ReviewItem) -> list[tuple[str, str]]:
+    def short(v):  # dropdown labels stay plain: times shown, text answers only named
+        return _fmt(v) if isinstance(v, (int, float, list)) or v is None else "(text)"
+    return [(f"{when(r.created)} {r.field}: {short(r.old_value)} → {short(r.new_value)} by {r.user}", r.id)
+            for r in view.undoable]
+
+
+def timeline_html(view: ReviewItem) -> str:
+    return workbench_html(view.item, VIDEO_ID, editable_fields=view.fields, marks=view.marks)
+
+
+def build_review(ctx: AppContext, events: Events) -> Callable[[Callable], None]:
+    """Lay out the Review sub-tab over a ReviewService; returns `refresh_on(trigger)`, which refreshes the
+    queue on one more trigger (the sign-in)."""
+    svc = ReviewService(ctx)
+    ui = SimpleNamespace(token=events.token)
+    _queue_panel(ctx, ui)
     with gr.Row():
         with gr.Column(scale=3):
-            player = gr.HTML(video_html(None, VIDEO_ID), elem_id="review-player", js_on_load=None)
-            timeline = gr.HTML(workbench_html(None, VIDEO_ID), elem_id="review-timeline", js_on_load=None)
+            ui.player = gr.HTML(video_html(None, VIDEO_ID), elem_id="review-player", js_on_load=None)
+            ui.timeline = gr.HTML(workbench_html(None, VIDEO_ID), elem_id="review-timeline", js_on_load=None)
             build_controls(VIDEO_ID, with_targets=True)
         with gr.Column(scale=2):
-            details = gr.HTML("", elem_id="review-details", js_on_load=None)
-            field = gr.Dropdown([], value=None, label="Field", elem_id="review-field", allow_custom_value=True)
-            current = gr.Textbox(label="Current value", interactive=False, elem_id="review-current")
-            with gr.Row():
-                value = gr.Textbox(label="New value (seconds, MM:SS, 'start, end', or text)", elem_id="review-value",
-                                   scale=3)
-                use_time = gr.Button("Use player time", size="sm", elem_id="review-use-time", scale=1)
-            drag = gr.Textbox(elem_id="review-drag-box", elem_classes=["ib-hidden"], show_label=False,
-                              container=False)
-            drag_apply = gr.Button("drag", elem_id="review-drag-apply", elem_classes=["ib-hidden"])
-            reason = gr.Textbox(label="Reason", elem_id="review-reason")
-            save = gr.Button("Save edit", variant="primary", elem_id="review-save")
-            with gr.Row():
-                undo_pick = gr.Dropdown([], value=None, label="Undo an edit", elem_id="review-undo-pick", scale=3)
-                undo = gr.Button("Undo edit", size="sm", elem_id="review-undo", scale=1)
-            status = gr.Radio(list(review.STATUSES), label="Status", elem_id="review-status")
-            comment = gr.Textbox(label="Comment", elem_id="review-comment")
-            set_status = gr.Button("Set status", elem_id="review-set-status")
+            _edit_panel(ui)
     gr.Markdown("#### History of this item")
-    hist = gr.HTML("", elem_id="review-history", js_on_load=None)
+    ui.hist = gr.HTML("", elem_id="review-history", js_on_load=None)
     gr.Markdown("#### Verification audit trail")
-    trail = gr.HTML("", elem_id="review-trail", js_on_load=None)
+    ui.trail = gr.HTML("", elem_id="review-trail", js_on_load=None)
+    _adjudication_panel(ui)
+    with gr.Accordion("Progress per annotator", open=False):
+        ui.progress = gr.HTML("", elem_id="review-progress", js_on_load=None)
+    _export_panel(ui)
+    refresh_on = _wire_queue(events, svc, ui)
+    _wire_edits(events, svc, ui)
+    _wire_adjudication(events, svc, ui)
+    return refresh_on
+
+
+def _queue_panel(ctx: AppContext, ui) -> None:
+    benchmarks = ctx.benchmarks()
+    with gr.Row():
+        ui.bench = gr.Dropdown(benchmarks, value=benchmarks[0], label="Benchmark", elem_id="review-benchmark")
+        ui.status_f = gr.Dropdown(STATUS_FILTERS, value="all", label="Status", elem_id="review-status-filter")
+        ui.annot_f = gr.Dropdown([("any", "")], value="", label="Verified by", elem_id="review-annotator-filter",
+                                 allow_custom_value=True)
+        ui.refresh = gr.Button("Refresh queue", elem_id="review-refresh")
+    ui.queue = gr.HTML("", elem_id="review-queue", js_on_load=None)
+    ui.pick = hidden_picker("review")
+    with gr.Row():
+        ui.item = gr.Dropdown([], value=None, label="Item", elem_id="review-item", allow_custom_value=True, scale=4)
+        ui.nxt = gr.Button("Next in queue (j)", size="sm", elem_id="review-next", scale=1)
+    ui.msg = gr.HTML("", elem_id="review-msg", js_on_load=None)
+
+
+def _edit_panel(ui) -> None:
+    ui.details = gr.HTML("", elem_id="review-details", js_on_load=None)
+    ui.field = gr.Dropdown([], value=None, label="Field", elem_id="review-field", allow_custom_value=True)
+    ui.current = gr.Textbox(label="Current value", interactive=False, elem_id="review-current")
+    with gr.Row():
+        ui.value = gr.Textbox(label="New value (seconds, MM:SS, 'start, end', or text)", elem_id="review-value",
+                              scale=3)
+        ui.use_time = gr.Button("Use player time", size="sm", elem_id="review-use-time", scale=1)
+    ui.drag = gr.Textbox(elem_id="review-drag-box", elem_classes=["ib-hidden"], show_label=False, container=False)
+    ui.drag_apply = gr.Button("drag", elem_id="review-drag-apply", elem_classes=["ib-hidden"])
+    ui.reason = gr.Textbox(label="Reason", elem_id="review-reason")
+    ui.save = gr.Button("Save edit", variant="primary", elem_id="review-save")
+    with gr.Row():
+        ui.undo_pick = gr.Dropdown([], value=None, label="Undo an edit", elem_id="review-undo-pick", scale=3)
+        ui.undo = gr.Button("Undo edit", size="sm", elem_id="review-undo", scale=1)
+    ui.status = gr.Radio(list(review.STATUSES), label="Status", elem_id="review-status")
+    ui.comment = gr.Textbox(label="Comment", elem_id="review-comment")
+    ui.set_status = gr.Button("Set status", elem_id="review-set-status")
+
+
+def _adjudication_panel(ui) -> None:
     with gr.Accordion("Adjudication queue (marks > 0.5 s apart, any prefix disagreement)", open=True,
                       elem_id="adjudication-box"):
-        adj_queue = gr.HTML("", elem_id="adjudication-queue", js_on_load=None)
-        adj_pick = hidden_picker("adjudicate")
+        ui.adj_queue = gr.HTML("", elem_id="adjudication-queue", js_on_load=None)
+        ui.adj_pick = hidden_picker("adjudicate")
         with gr.Row():
-            dispute = gr.Dropdown([], value=None, label="Dispute", elem_id="adjudicate-dispute", scale=3)
-            decision = gr.Textbox(label="Decision (seconds for an event; pass / fail for a prefix)",
-                                  elem_id="adjudicate-decision", scale=2)
-            adj_time = gr.Button("Use player time", size="sm", elem_id="adjudicate-use-time", scale=1)
-        adj_reason = gr.Textbox(label="Reason for the decision", elem_id="adjudicate-reason")
+            ui.dispute = gr.Dropdown([], value=None, label="Dispute", elem_id="adjudicate-dispute", scale=3)
+            ui.decision = gr.Textbox(label="Decision (seconds for an event; pass / fail for a prefix)",
+                                     elem_id="adjudicate-decision", scale=2)
+            ui.adj_time = gr.Button("Use player time", size="sm", elem_id="adjudicate-use-time", scale=1)
+        ui.adj_reason = gr.Textbox(label="Reason for the decision", elem_id="adjudicate-reason")
         with gr.Row():
-            resolve = gr.Button("Decide (final)", variant="primary", elem_id="adjudicate-resolve")
-            reopen = gr.Button("Reopen the decision", elem_id="adjudicate-reopen")
-    with gr.Accordion("Progress per annotator", open=False):
-        progress = gr.HTML("", elem_id="review-progress", js_on_load=None)
+            ui.resolve = gr.Button("Decide (final)", variant="primary", elem_id="adjudicate-resolve")
+            ui.reopen = gr.Button("Reopen the decision", elem_id="adjudicate-reopen")
+
+
+def _export_panel(ui) -> None:
     with gr.Accordion("Export (with review edits)", open=False):
         with gr.Row():
-            fmt = gr.Dropdown(list(interchange.FORMATS), value="native", label="Format", elem_id="review-export-format")
-            out_name = gr.Textbox(label="Name (inside the exports folder)", value="review-export",
-                                  elem_id="review-export-name")
-            verified_only = gr.Checkbox(label="Prefix-verified items only", elem_id="review-export-verified")
-            do_export = gr.Button("Export", elem_id="review-export-button")
-        export_msg = gr.HTML("", elem_id="review-export-msg", js_on_load=None)
+            ui.fmt = gr.Dropdown(list(interchange.FORMATS), value="native", label="Format",
+                                 elem_id="review-export-format")
+            ui.out_name = gr.Textbox(label="Name (inside the exports folder)", value="review-export",
+                                     elem_id="review-export-name")
+            ui.verified_only = gr.Checkbox(label="Prefix-verified items only", elem_id="review-export-verified")
+            ui.do_export = gr.Button("Export", elem_id="review-export-button")
+        ui.export_msg = gr.HTML("", elem_id="review-export-msg", js_on_load=None)
 
-    def staff(tok):
-        return auth.require(ctx.store, tok, auth.STAFF)
 
-    def targets_table(it: Item) -> str:
-        rows = []
-        for t in it.targets:
-            win = "–" if t.window is None else f"[{fmt_time(t.window[0])}, {fmt_time(t.window[1])}" \
-                                                 f"{']' if t.window_closed else ')'}"
-            ref = t.reference if isinstance(t.reference, str) or t.reference is None else json.dumps(t.reference)
-            rows.append((t.id, t.kind, fmt_time(t.anchor), win, ref))
-        return table_html(["target", "kind", "time", "window", "reference answer"], rows, "review-video-targets")
+def _disputes_out(ui, d) -> dict:
+    return {ui.adj_queue: disputes_html(d.queue, d.selected or ""),
+            ui.dispute: gr.update(choices=d.choices, value=d.selected)}
 
-    def marks_of(it: Item) -> list[dict]:
-        """Verifiers' current marks (blue) and logged responses (orange) as points on the timeline."""
-        cur = verification.current_marks(ctx.store.verifications(it.benchmark, it.id, kind=verification.TRIGGER))
-        pts = [{"t": v.value["t"], "label": u} for (u, _i, _t), v in sorted(cur.items())]
-        pts += [{"t": r.t, "label": r.responder, "color": "#d97706"}
-                for r in ctx.store.responses(item_id=it.id, benchmark=it.benchmark)[:200]]
-        return pts
 
-    def undo_choices(b: str, iid: str):
-        recs = [r for r in ctx.store.reviews(b, iid) if r.field != review.STATUS_FIELD and r.status != review.DERIVED]
-        def short(v):  # dropdown labels stay plain: times shown, text answers only named
-            return _fmt(v) if isinstance(v, (int, float, list)) or v is None else "(text)"
-        return [(f"{when(r.created)} {r.field}: {short(r.old_value)} → {short(r.new_value)} by {r.user}", r.id)
-                for r in recs]
-
-    def item_view(b: str, iid: str):
-        it = current_item(ctx, b, iid)
-        fields = valid_fields(it)
-        first = default_field(it)
-        st = review.status_of(ctx.store.reviews(b, iid))
-        bar = workbench_html(it, VIDEO_ID, editable_fields=fields, marks=marks_of(it))
-        return (video_html(it, VIDEO_ID), bar,
-                f'<div data-status="{esc(st)}" id="review-current-status">Status: <b>{esc(st)}</b> · prefix: '
-                f'<b>{esc(verification.item_prefix_status(ctx.store, it))}</b></div>' + item_details_html(it)
-                + targets_table(it),
-                gr.update(choices=fields, value=first),
-                _fmt(current_value(it, first)) if first else "", history_html(review.history(ctx.store, b, iid)),
-                trail_html(ctx.store.verifications(b, iid)), gr.update(choices=undo_choices(b, iid), value=None))
-
-    def adj_view(b: str, current: str = ""):
-        q = verification.disputes(ctx.store, ctx.dataset(b))
-        keys = [(f"{d.item_id} · {d.detail}" + ("" if d.decision is None else " (decided)"), d.key) for d in q]
-        open_keys = [d.key for d in q if d.decision is None]
-        sel = current if current in [k for _l, k in keys] else (open_keys[0] if open_keys else None)
-        return disputes_html(q, sel or ""), gr.update(choices=keys, value=sel)
-
-    @guarded(7, 3)
+def _wire_queue(events: Events, svc: ReviewService, ui) -> Callable[[Callable], None]:
+    """The queue's refresh (on its filters, and on `refresh_on`'s trigger), next and a clicked row."""
+    @reports_to(ui.msg)
     def on_refresh(tok, b, sf, af):
-        staff(tok)
-        rows = queue_rows(ctx, b, sf, af or "")
-        names = sorted({v.user for v in ctx.store.verifications(b)
-                        if v.kind in (verification.TRIGGER, verification.PREFIX)})
-        ids = [r[0] for r in rows]
-        table = pick_table(["item", "kind", "status", "prefix", "open disputes", "verified by"],
-                           [(r[0], *r) for r in rows], "review-queue-table", "review-pick-apply")
-        return (table, gr.update(choices=[(f"{r[0]} · {r[2]}", r[0]) for r in rows], value=ids[0] if ids else None),
-                gr.update(choices=[("any", "")] + [(n, n) for n in names]), "", *adj_view(b),
-                progress_html(verification.progress(ctx.store, ctx.dataset(b))))
+        q = svc.queue(tok, b, sf, af)
+        ids = [r[0] for r in q.rows]
+        return {ui.queue: pick_table(["item", "kind", "status", "prefix", "open disputes", "verified by"],
+                                     [(r[0], *r) for r in q.rows], "review-queue-table", "review-pick-apply"),
+                ui.item: gr.update(choices=[(f"{r[0]} · {r[2]}", r[0]) for r in q.rows], value=ids[0] if ids else None),
+                ui.annot_f: gr.update(choices=[("any", "")] + [(n, n) for n in q.annotators]), ui.msg: "",
+                **_disputes_out(ui, q.disputes), ui.progress: progress_html(q.progress)}
 
-    @guarded(9, 8)
-    def on_item(tok, b, iid):
-        staff(tok)
-        if not iid:
-            return (video_html(None, VIDEO_ID), workbench_html(None, VIDEO_ID), "", gr.update(choices=[], value=None),
-                    "", "", "", gr.update(choices=[], value=None), "")
-        return (*item_view(b, iid), "")
-
-    @guarded(2, 1)
-    def on_field(tok, b, iid, f):
-        staff(tok)
-        if not (iid and f):
-            return "", ""
-        return _fmt(current_value(current_item(ctx, b, iid), f)), ""
-
-    @guarded(4, 3)
-    def on_drag(tok, b, iid, payload):
-        staff(tok)
-        if not (iid and payload):
-            return gr.update(), gr.update(), gr.update(), ""
-        try:
-            d = json.loads(payload)
-            f, v = str(d["field"]), str(d["value"])
-        except (json.JSONDecodeError, KeyError, TypeError):
-            raise ValueError("the timeline sent an unreadable drag") from None
-        it = current_item(ctx, b, iid)
-        if f not in valid_fields(it):
-            raise ValueError(f"{iid}: {f} cannot be edited")
-        return (gr.update(value=f), _fmt(current_value(it, f)), v,
-                ok_html(f"{f} → {v}: give a reason and save (or press Esc and pick again)"))
-
-    def saved(b, iid, text):
-        _p, tl, det, _fields, _cur, h, tr, undos = item_view(b, iid)  # the player keeps its position
-        return tl, det, h, tr, undos, ok_html(text)
-
-    @guarded(9, 8)
-    def on_save(tok, b, iid, f, v, why):
-        user = staff(tok)
-        if not iid or not f:
-            raise ValueError("choose an item and a field first")
-        rec = review.edit(ctx.store, user, current_item(ctx, b, iid), f, v, why)
-        tl, det, h, tr, undos, ok = saved(b, iid, f"{rec.field}: {_fmt(rec.old_value)} → {_fmt(rec.new_value)} "
-                                                  f"(by {user.name})")
-        return tl, det, _fmt(rec.new_value), h, tr, undos, "", "", ok
-
-    @guarded(7, 6)
-    def on_undo(tok, b, iid, rid, why):
-        user = staff(tok)
-        if not iid or not rid:
-            raise ValueError("choose an item and the edit to undo")
-        rec = review.revert(ctx.store, user, current_item(ctx, b, iid), rid, why)
-        tl, det, h, tr, undos, ok = saved(b, iid, f"undone: {rec.field} back to {_fmt(rec.new_value)} (by {user.name})")
-        return tl, det, h, tr, undos, "", ok
-
-    @guarded(2, 1)
+    @reports_to(ui.msg)
     def on_next(tok, b, sf, af, iid):
-        staff(tok)
-        ids = [r[0] for r in queue_rows(ctx, b, sf, af or "")]
-        if not ids:
-            return gr.update(), ok_html("The queue is empty for these filters.")
-        later = ids[ids.index(iid) + 1:] if iid in ids else ids
-        return gr.update(value=(later or ids)[0]), ""
+        nid = svc.next_item(tok, b, sf, af, iid)
+        if nid is None:
+            return {ui.msg: ok_html("The queue is empty for these filters.")}
+        return {ui.item: gr.update(value=nid), ui.msg: ""}
 
-    @guarded(4, 3)
-    def on_status(tok, b, iid, s, c):
-        user = staff(tok)
-        if not iid:
-            raise ValueError("choose an item first")
-        review.set_status(ctx.store, user, ctx.item(b, iid), s, c)
-        _p, _tl, det, _f, _c, h, _tr, _u = item_view(b, iid)
-        return det, h, "", ok_html(f"{iid}: status {s} (by {user.name})")
-
-    @guarded(2, 1)
+    @reports_to(ui.msg)
     def on_pick(tok, b, value):
-        staff(tok)
-        return picked_item_update(ctx, b, value), ""
+        svc.staff(tok)
+        return {ui.item: picked_item_update(svc.ctx, b, value), ui.msg: ""}
 
-    @guarded(4, 3)
+    inputs = [ui.token, ui.bench, ui.status_f, ui.annot_f]
+    outputs = [ui.queue, ui.item, ui.annot_f, ui.msg, ui.adj_queue, ui.dispute, ui.progress]
+
+    def refresh_on(trigger, **kw):
+        events.on(trigger, on_refresh, inputs, outputs, roles=SIGNED_IN, **IN_ORDER["review"], **kw)
+
+    refresh_on(ui.refresh.click, api_name="review_queue", api_visibility="public")
+    for trigger in (ui.bench.change, ui.status_f.change, ui.annot_f.change):
+        refresh_on(trigger, api_name=None, api_visibility="private")
+    events.on(ui.pick.change, on_pick, [ui.token, ui.bench, ui.pick], [ui.item, ui.msg], roles=SIGNED_IN,
+              api_visibility="private")
+    events.on(ui.nxt.click, on_next, [*inputs, ui.item], [ui.item, ui.msg], roles=SIGNED_IN, api_name="review_next")
+    return lambda trigger: refresh_on(trigger, api_visibility="private")
+
+
+def _wire_edits(events: Events, svc: ReviewService, ui) -> None:
+    """The item's view, a field's value, a timeline drag, save, undo and the status."""
+    def item_out(view: ReviewItem) -> dict:  # after a change: the player keeps its position
+        return {ui.timeline: timeline_html(view), ui.details: details_html(view),
+                ui.hist: history_html(view.history), ui.trail: trail_html(view.trail),
+                ui.undo_pick: gr.update(choices=undo_choices(view), value=None)}
+
+    @reports_to(ui.msg)
+    def on_item(tok, b, iid):
+        if not iid:
+            svc.staff(tok)
+            return {ui.player: video_html(None, VIDEO_ID), ui.timeline: workbench_html(None, VIDEO_ID),
+                    ui.details: "", ui.field: gr.update(choices=[], value=None), ui.current: "", ui.hist: "",
+                    ui.trail: "", ui.undo_pick: gr.update(choices=[], value=None), ui.msg: ""}
+        view = svc.item(tok, b, iid)
+        return {**item_out(view), ui.player: video_html(view.item, VIDEO_ID),
+                ui.field: gr.update(choices=view.fields, value=view.field),
+                ui.current: _fmt(view.value) if view.field else "", ui.msg: ""}
+
+    @reports_to(ui.msg)
+    def on_field(tok, b, iid, f):
+        if not (iid and f):
+            svc.staff(tok)
+            return {ui.current: "", ui.msg: ""}
+        return {ui.current: _fmt(svc.field_value(tok, b, iid, f)), ui.msg: ""}
+
+    @reports_to(ui.msg)
+    def on_drag(tok, b, iid, payload):
+        if not (iid and payload):
+            svc.staff(tok)
+            return {ui.msg: ""}
+        f, cur, v = svc.drag(tok, b, iid, payload)
+        return {ui.field: gr.update(value=f), ui.current: _fmt(cur), ui.value: v,
+                ui.msg: ok_html(f"{f} → {v}: give a reason and save (or press Esc and pick again)")}
+
+    @reports_to(ui.msg)
+    def on_save(tok, b, iid, f, v, why):
+        done = svc.edit(tok, b, iid, f, v, why)
+        rec = done.record
+        return {**item_out(done.view), ui.current: _fmt(rec.new_value), ui.value: "", ui.reason: "",
+                ui.msg: ok_html(f"{rec.field}: {_fmt(rec.old_value)} → {_fmt(rec.new_value)} (by {done.user.name})")}
+
+    @reports_to(ui.msg)
+    def on_undo(tok, b, iid, rid, why):
+        done = svc.undo(tok, b, iid, rid, why)
+        return {**item_out(done.view), ui.reason: "",
+                ui.msg: ok_html(f"undone: {done.record.field} back to {_fmt(done.record.new_value)} "
+                                f"(by {done.user.name})")}
+
+    @reports_to(ui.msg)
+    def on_status(tok, b, iid, s, c):
+        done = svc.set_status(tok, b, iid, s, c)
+        return {ui.details: details_html(done.view), ui.hist: history_html(done.view.history), ui.comment: "",
+                ui.msg: ok_html(f"{iid}: status {s} (by {done.user.name})")}
+
+    at = [ui.token, ui.bench, ui.item]
+    changed = [ui.timeline, ui.details, ui.hist, ui.trail, ui.undo_pick]
+    events.on(ui.item.change, on_item, at, [ui.player, *changed, ui.field, ui.current, ui.msg], roles=SIGNED_IN,
+              api_name="review_item")
+    events.on(ui.field.input, on_field, [*at, ui.field], [ui.current, ui.msg], roles=SIGNED_IN,
+              api_name="review_field")
+    ui.use_time.click(None, None, [ui.value], js=f"() => ({SNAP_JS})('{VIDEO_ID}')")
+    ui.adj_time.click(None, None, [ui.decision], js=f"() => ({SNAP_JS})('{VIDEO_ID}')")
+    ui.drag_apply.click(None, None, [ui.drag],
+                        js=f"() => (window.ibTimeline ? window.ibTimeline.take('{VIDEO_ID}', 'drag') : '')")
+    events.on(ui.drag.change, on_drag, [*at, ui.drag], [ui.field, ui.current, ui.value, ui.msg], roles=SIGNED_IN,
+              api_visibility="private")
+    events.on(ui.save.click, on_save, [*at, ui.field, ui.value, ui.reason],
+              [*changed, ui.current, ui.value, ui.reason, ui.msg], roles=SIGNED_IN, api_name="review_edit")
+    events.on(ui.undo.click, on_undo, [*at, ui.undo_pick, ui.reason], [*changed, ui.reason, ui.msg],
+              roles=SIGNED_IN, api_name="review_undo")
+    events.on(ui.set_status.click, on_status, [*at, ui.status, ui.comment], [ui.details, ui.hist, ui.comment, ui.msg],
+              roles=SIGNED_IN, api_name="review_status")
+
+
+def _wire_adjudication(events: Events, svc: ReviewService, ui) -> None:
+    """A clicked dispute, deciding and reopening it, and the export."""
+    def decided_out(d, verb: str) -> dict:
+        return {**_disputes_out(ui, d.disputes), ui.decision: "", ui.adj_reason: "",
+                ui.trail: trail_html(d.trail), ui.progress: progress_html(d.progress),
+                ui.msg: ok_html(f"{d.item_id}: {d.kind} {verb} by {d.user.name}")}
+
+    @reports_to(ui.msg)
     def on_adj_pick(tok, b, value):
-        staff(tok)
         key = picked(value)
         if not key:
-            return gr.update(), gr.update(), gr.update(), ""
-        upd = picked_item_update(ctx, b, value)
-        html, dd = adj_view(b, key)
-        return html, dd, upd, ""
+            svc.staff(tok)
+            return {ui.msg: ""}
+        shown = svc.disputes(tok, b, key)
+        return {**_disputes_out(ui, shown), ui.item: picked_item_update(svc.ctx, b, value), ui.msg: ""}
 
-    @guarded(7, 6)
+    @reports_to(ui.msg)
     def on_resolve(tok, b, key, dec, why):
-        user = staff(tok)
-        if not key:
-            raise ValueError("choose a dispute first")
-        iid, kind, tid = key.split("|", 2)
-        it = current_item(ctx, b, iid)
-        verification.adjudicate(ctx.store, user, it, kind, tid, (dec or "").strip(), why)
-        html, dd = adj_view(b)
-        return (html, dd, "", "", trail_html(ctx.store.verifications(b, iid)),
-                progress_html(verification.progress(ctx.store, ctx.dataset(b))),
-                ok_html(f"{iid}: {kind} decided by {user.name}"))
+        return decided_out(svc.adjudicate(tok, b, key, dec, why), "decided")
 
-    @guarded(7, 6)
+    @reports_to(ui.msg)
     def on_reopen(tok, b, key, why):
-        user = staff(tok)
-        if not key:
-            raise ValueError("choose a dispute first")
-        iid, kind, tid = key.split("|", 2)
-        verification.reopen(ctx.store, user, current_item(ctx, b, iid), tid, why)
-        html, dd = adj_view(b, key)
-        return (html, dd, "", "", trail_html(ctx.store.verifications(b, iid)),
-                progress_html(verification.progress(ctx.store, ctx.dataset(b))),
-                ok_html(f"{iid}: {kind} reopened by {user.name}"))
+        return decided_out(svc.reopen(tok, b, key, why), "reopened")
 
-    @guarded(1, 0)
+    @reports_to(ui.export_msg)
     def on_export(tok, b, f, name, only_verified):
-        user = staff(tok)
-        ds = review.apply_edits(ctx.dataset(b), ctx.store.reviews(b))
-        if only_verified:
-            ds = verification.verified_subset(ctx.store, ds)
-        path = interchange.export(ds, f, export_root(ctx), (name or "").strip() or "review-export",
-                                  ctx.store.responses(benchmark=b) if f in ("jsonl", "eaf", "vtt") else ())
-        return ok_html(f"{user.name} exported {len(ds)} {b} item(s) as {f} to {path}")
+        user, n, path = svc.export(tok, b, f, name, only_verified)
+        return {ui.export_msg: ok_html(f"{user.name} exported {n} {b} item(s) as {f} to {path}")}
 
-    refresh_io = (on_refresh, [token, bench, status_f, annot_f],
-                  [queue, item, annot_f, msg, adj_queue, dispute, progress])
-    for trig in (refresh.click, bench.change, status_f.change, annot_f.change):
-        trig(*refresh_io, api_name="review_queue" if trig == refresh.click else None,
-             api_visibility="public" if trig == refresh.click else "private", **IN_ORDER["review"])
-    item.change(on_item, [token, bench, item], [player, timeline, details, field, current, hist, trail, undo_pick, msg],
-                api_name="review_item")
-    field.input(on_field, [token, bench, item, field], [current, msg], api_name="review_field")
-    snap = ("(id) => { const P = window.ibPlayer; if (!P) return ''; let c = P.capture(id);"
-            " if (!c || !c.fresh) c = P.snapshot(id, 'playhead'); c.fresh = false; return c.t.toFixed(3); }")
-    use_time.click(None, None, [value], js=f"() => ({snap})('{VIDEO_ID}')")
-    adj_time.click(None, None, [decision], js=f"() => ({snap})('{VIDEO_ID}')")
-    drag_apply.click(None, None, [drag], js=f"() => (window.ibTimeline ? window.ibTimeline.take('{VIDEO_ID}', 'drag') : '')")
-    drag.change(on_drag, [token, bench, item, drag], [field, current, value, msg], api_visibility="private")
-    save.click(on_save, [token, bench, item, field, value, reason],
-               [timeline, details, current, hist, trail, undo_pick, value, reason, msg], api_name="review_edit")
-    undo.click(on_undo, [token, bench, item, undo_pick, reason], [timeline, details, hist, trail, undo_pick, reason, msg],
-               api_name="review_undo")
-    set_status.click(on_status, [token, bench, item, status, comment], [details, hist, comment, msg],
-                     api_name="review_status")
-    pick.change(on_pick, [token, bench, pick], [item, msg], api_visibility="private")
-    nxt.click(on_next, [token, bench, status_f, annot_f, item], [item, msg], api_name="review_next")
-    adj_pick.change(on_adj_pick, [token, bench, adj_pick], [adj_queue, dispute, item, msg], api_visibility="private")
-    resolve.click(on_resolve, [token, bench, dispute, decision, adj_reason],
-                  [adj_queue, dispute, decision, adj_reason, trail, progress, msg], api_name="review_adjudicate")
-    reopen.click(on_reopen, [token, bench, dispute, adj_reason],
-                 [adj_queue, dispute, decision, adj_reason, trail, progress, msg], api_name="review_reopen")
-    do_export.click(on_export, [token, bench, fmt, out_name, verified_only], [export_msg], api_name="review_export")
-    return refresh_io
+    decided = [ui.adj_queue, ui.dispute, ui.decision, ui.adj_reason, ui.trail, ui.progress, ui.msg]
+    events.on(ui.adj_pick.change, on_adj_pick, [ui.token, ui.bench, ui.adj_pick],
+              [ui.adj_queue, ui.dispute, ui.item, ui.msg], roles=SIGNED_IN, api_visibility="private")
+    events.on(ui.resolve.click, on_resolve, [ui.token, ui.bench, ui.dispute, ui.decision, ui.adj_reason], decided,
+              roles=SIGNED_IN, api_name="review_adjudicate")
+    events.on(ui.reopen.click, on_reopen, [ui.token, ui.bench, ui.dispute, ui.adj_reason], decided,
+              roles=SIGNED_IN, api_name="review_reopen")
+    events.on(ui.do_export.click, on_export, [ui.token, ui.bench, ui.fmt, ui.out_name, ui.verified_only],
+              [ui.export_msg], roles=SIGNED_IN, api_name="review_export")

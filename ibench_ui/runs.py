@@ -4,11 +4,11 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Optional
 
 import gradio as gr
 
 from ibench_ui.context import AppContext
+from ibench_ui.guard import SIGNED_IN, Events
 from ibench_ui.render import esc
 from ibench_ui.run_inspect import DRILL_CSS, FILTERS, drill_html, run_label
 
@@ -150,10 +150,11 @@ def run_report_text(ctx: AppContext, run_id: str) -> str:
     return buf.getvalue()
 
 
-def build_runs(ctx: AppContext, token: Optional[gr.State] = None) -> None:
-    """Lay out the Runs tab: admins start and cancel runs of registry models; reviewers watch."""
+def build_runs(ctx: AppContext, events: Events) -> None:
+    """Lay out the Runs tab: admins start and cancel runs of registry models; reviewers watch. Its events are
+    open to every account: each handler checks those finer roles."""
     registry = RunRegistry()
-    token = token if token is not None else gr.State("")
+    token = events.token
     names = ctx.models.names()
     with gr.Row():
         bench = gr.Dropdown(ctx.benchmarks(), value=ctx.benchmarks()[0], label="Benchmark", elem_id="runs-benchmark")
@@ -235,13 +236,14 @@ def build_runs(ctx: AppContext, token: Optional[gr.State] = None) -> None:
     def on_tick(tok):
         return runs_table_html(ctx, registry) if ctx.allowed(tok, VIEW_ROLES) else ""
 
-    start.click(on_start, [token, bench, model, protocol, limit, conc, judge], [status, run_id, table])
-    cancel.click(on_cancel, [token, run_id], [status, table])
-    show.click(on_show, [token, run_id], [report])
-    d_run.focus(on_runs_focus, [token], [d_run, d_other], show_progress="hidden")
-    d_run.change(on_run, [token, d_run], [d_item, d_filter], show_progress="hidden")
-    d_show.click(on_drill, [token, d_run, d_item, d_filter, d_other], [drill])
-    timer.tick(on_tick, [token], [table], show_progress="hidden")
+    events.on(start.click, on_start, [token, bench, model, protocol, limit, conc, judge], [status, run_id, table],
+              roles=SIGNED_IN)
+    events.on(cancel.click, on_cancel, [token, run_id], [status, table], roles=SIGNED_IN)
+    events.on(show.click, on_show, [token, run_id], [report], roles=SIGNED_IN)
+    events.on(d_run.focus, on_runs_focus, [token], [d_run, d_other], roles=SIGNED_IN, show_progress="hidden")
+    events.on(d_run.change, on_run, [token, d_run], [d_item, d_filter], roles=SIGNED_IN, show_progress="hidden")
+    events.on(d_show.click, on_drill, [token, d_run, d_item, d_filter, d_other], [drill], roles=SIGNED_IN)
+    events.on(timer.tick, on_tick, [token], [table], roles=SIGNED_IN, show_progress="hidden")
 
 
 def _run_choices(ctx: AppContext) -> list[tuple[str, str]]:

@@ -4,26 +4,32 @@ Blind trigger: the page shows the recording and the request, never the proposed 
 millisecond, from the playhead, a click on the timeline or the `m` key while playing, less the annotator's
 reaction-time offset) is stored first and only then compared. A verifier may withdraw and redo their mark
 until a reviewer decides on it. Prefix walk: one interval at a time (default 1 s), played exactly, with
-full frames and the interval's waveform, decided with keys (n / y / b / r) and auto-advance. Handlers act
-only as the token's user and read only their records."""
+full frames and the interval's waveform, decided with keys (n / y / b / r) and auto-advance. The tabs draw and
+wire; VerifyService acts only as the token's user and reads only their records."""
 from __future__ import annotations
 
-import json
-from typing import Optional
+from types import SimpleNamespace
+from typing import Callable, Optional
 
 import gradio as gr
 
-from annotation import agreement, auth, verification
+from annotation import agreement, verification
 from annotation.model import Item
-from ibench_ui.handlers import IN_ORDER, guarded, ok_html
 from ibench_ui.context import AppContext
+from ibench_ui.guard import SIGNED_IN, Events
+from ibench_ui.handlers import IN_ORDER, ok_html, reports_to
 from ibench_ui.render import esc, fmt_time, table_html, video_html
-from ibench_ui.review import current_item
+from ibench_ui.verify_service import Marked, VerifyService, Walk
 from ibench_ui.workbench_timeline import (build_controls, hidden_picker, pick_table, picked_item_update,
                                           workbench_html)
 
 VIDEO_ID = "verify-video"
 PAD = 0.5  # seconds shown either side of a prefix interval on the timeline
+# the player time and its capture for the mark box: the fresh capture of `src` if any, else a new snapshot
+SNAP_JS = ("(id, src) => { const P = window.ibPlayer; if (!P) return ['', ''];"
+           " let c = P.capture(id); const v = P.video(id);"
+           " if (!c || c.source !== src || !c.fresh) { c = P.snapshot(id, src); }"
+           " c.fresh = false; return [c.t.toFixed(3), JSON.stringify(c)]; }")
 
 
 def request_html(item: Optional[Item]) -> str:
@@ -95,313 +101,235 @@ def prefix_html(state: Optional[dict], item_id: str = "") -> str:
             f'{head}{body}{strip}<small>{done} of {total} decided.{esc(closed)}</small></div>')
 
 
-def interval_frames(item: Item, start: float, end: float, n: int = 3) -> list:
-    """A few whole frames spread over [start, end) for the still view (empty when the video cannot be read)."""
-    if not item.stream.video_path:
-        return []
-    try:
-        from runners.sampling import FrameSampler, SamplingError
-    except ImportError:
-        return []
-    try:
-        with FrameSampler(item.stream.video_path, max_long_side=480) as fs:
-            out = []
-            for k in range(n):
-                t = start + (end - start) * (k + 0.5) / n
-                ft, img = fs.frame_at(t)
-                out.append((img, f"{ft:.3f} s"))
-            return out
-    except (SamplingError, OSError, ValueError):
-        return []
+def queue_html(rows: list[tuple], current: Optional[str] = None) -> str:
+    return pick_table(["item", "kind", "events marked", "my prefix walk"], [(r[0], *r) for r in rows],
+                      "verify-queue-table", "verify-pick-apply", current)
 
 
-def _capture(raw: str, typed: str) -> tuple[float, bool, str]:
-    """The mark's time, whether the media played and its source: the page's snapshot when it matches the
-    mark box (full precision), else the typed value. Only the user's own offset decision depends on it."""
-    t = float(typed)
-    try:
-        cap = json.loads(raw) if raw else None
-    except json.JSONDecodeError:
-        cap = None
-    if isinstance(cap, dict) and isinstance(cap.get("t"), (int, float)) and abs(float(cap["t"]) - t) < 0.0006:
-        src = cap.get("source") if cap.get("source") in verification.SOURCES else "typed"
-        return float(cap["t"]), bool(cap.get("playing")) and src != "typed", src
-    return t, False, "typed"
+def bar_html(it: Optional[Item], marks: list[dict], state: Optional[dict] = None) -> str:
+    """The workbench timeline without targets: the caller's own marks, zoomed on the current prefix interval."""
+    if it is None:
+        return workbench_html(None, VIDEO_ID)
+    region = view = None
+    if state and state.get("current"):
+        s, e = state["current"]
+        region, view = (s, e), (max(0.0, s - PAD), e + PAD)
+    return workbench_html(it, VIDEO_ID, show_targets=False, marks=marks, region=region, view=view)
 
 
-def build_verify(ctx: AppContext, token: gr.State):
-    """Lay out the Verify sub-tab; returns (fn, inputs, outputs) that refreshes it after sign-in."""
-    benchmarks = ctx.benchmarks()
-    with gr.Row():
-        bench = gr.Dropdown(benchmarks, value=benchmarks[0], label="Benchmark", elem_id="verify-benchmark")
-        item = gr.Dropdown([], value=None, label="Item", elem_id="verify-item", allow_custom_value=True)
-        event = gr.Dropdown([], value=None, label="Event", elem_id="verify-event", allow_custom_value=True)
-        nxt = gr.Button("Next unverified (j)", elem_id="verify-next", size="sm")
-    msg = gr.HTML("", elem_id="verify-msg", js_on_load=None)
-    with gr.Accordion("My queue", open=False, elem_id="verify-queue-box"):
-        queue = gr.HTML("", elem_id="verify-queue", js_on_load=None)
-        pick = hidden_picker("verify")
+def build_verify(ctx: AppContext, events: Events) -> Callable[[Callable], None]:
+    """Lay out the Verify sub-tab over a VerifyService; returns `refresh_on(trigger)`, which refreshes the
+    caller's queue on one more trigger (the sign-in)."""
+    svc = VerifyService(ctx)
+    ui = SimpleNamespace(token=events.token)
+    _item_row(ctx, ui)
     with gr.Row():
         with gr.Column(scale=3):
-            player = gr.HTML(video_html(None, VIDEO_ID), elem_id="verify-player", js_on_load=None)
-            bar = gr.HTML(workbench_html(None, VIDEO_ID), elem_id="verify-bar", js_on_load=None)
+            ui.player = gr.HTML(video_html(None, VIDEO_ID), elem_id="verify-player", js_on_load=None)
+            ui.bar = gr.HTML(workbench_html(None, VIDEO_ID), elem_id="verify-bar", js_on_load=None)
             build_controls(VIDEO_ID, with_targets=False)
         with gr.Column(scale=2):
-            req = gr.HTML("", elem_id="verify-request", js_on_load=None)
-            offset = gr.HTML(offset_html(0.0), elem_id="verify-offset-box", js_on_load=None)
-            unit = gr.Radio([("millisecond", "ms"), ("frame", "frame"), ("second", "second")], value="ms",
-                            label="Mark to the", elem_id="verify-unit")
-            with gr.Row():
-                mark = gr.Textbox(label="Mark (seconds)", elem_id="verify-mark", scale=3)
-                use_time = gr.Button("Use player time", size="sm", elem_id="verify-use-time", scale=1)
-            capture = gr.Textbox(elem_id="verify-capture", elem_classes=["ib-hidden"], show_label=False,
-                                 container=False)
-            keymark = gr.Button("mark", elem_id="verify-keymark", elem_classes=["ib-hidden"])
-            with gr.Row():
-                submit = gr.Button("Submit blind mark (Enter)", variant="primary", elem_id="verify-submit")
-                withdraw = gr.Button("Withdraw my mark (u)", elem_id="verify-withdraw")
-            reveal = gr.HTML(reveal_html(None), elem_id="verify-reveal", js_on_load=None)
-            with gr.Accordion("Reaction-time offset", open=False, elem_id="verify-offset-acc"):
-                gr.HTML('<div id="verify-calib-area"><p>Calibrate: press "Start", then press <kbd>c</kbd> (or click '
-                        'the box) each time the box turns green; 5 flashes. Or type the offset.</p>'
-                        '<div id="verify-calib-flash" style="width:120px;height:60px;background:#ddd;'
-                        'border:1px solid #999;border-radius:6px"></div>'
-                        '<button data-calibrate="verify-calib-apply" style="margin-top:4px">Start</button>'
-                        '<span id="verify-calib-status"></span></div>', js_on_load=None)
-                calib = gr.Textbox(elem_id="verify-calib-box", elem_classes=["ib-hidden"], show_label=False,
-                                   container=False)
-                calib_apply = gr.Button("calib", elem_id="verify-calib-apply", elem_classes=["ib-hidden"])
-                with gr.Row():
-                    off_in = gr.Number(label="Offset (s)", value=0.0, minimum=0, maximum=verification.MAX_OFFSET,
-                                       step=0.01, elem_id="verify-offset-input")
-                    off_set = gr.Button("Set offset", size="sm", elem_id="verify-offset-set")
-    gr.Markdown("#### Silence-prefix walk")
-    cur = gr.State(None)
+            _mark_panel(ui)
+    _walk_panel(ui)
+    refresh_on = _wire_marks(events, svc, ui)
+    _wire_offset(events, svc, ui)
+    _wire_walk(events, svc, ui)
+    return refresh_on
+
+
+def _item_row(ctx: AppContext, ui) -> None:
+    benchmarks = ctx.benchmarks()
     with gr.Row():
-        start = gr.Button("Start / resume prefix walk", elem_id="verify-prefix-start")
-        play = gr.Button("Replay interval (r)", elem_id="verify-prefix-play")
-        back = gr.Button("Back (b)", elem_id="verify-prefix-back")
-        clear = gr.Button("Not yet (n)", elem_id="verify-prefix-clear")
-        hit = gr.Button("Already satisfied (y)", variant="stop", elem_id="verify-prefix-hit")
-        auto = gr.Checkbox(value=True, label="Play each interval when it opens", elem_id="verify-prefix-auto")
-    pstate = gr.HTML(prefix_html(None), elem_id="verify-prefix-state", js_on_load=None)
-    frames = gr.Gallery(label="Frames of this interval (whole frames)", columns=3, height="auto",
-                        object_fit="contain", elem_id="verify-prefix-frames")
+        ui.bench = gr.Dropdown(benchmarks, value=benchmarks[0], label="Benchmark", elem_id="verify-benchmark")
+        ui.item = gr.Dropdown([], value=None, label="Item", elem_id="verify-item", allow_custom_value=True)
+        ui.event = gr.Dropdown([], value=None, label="Event", elem_id="verify-event", allow_custom_value=True)
+        ui.nxt = gr.Button("Next unverified (j)", elem_id="verify-next", size="sm")
+    ui.msg = gr.HTML("", elem_id="verify-msg", js_on_load=None)
+    with gr.Accordion("My queue", open=False, elem_id="verify-queue-box"):
+        ui.queue = gr.HTML("", elem_id="verify-queue", js_on_load=None)
+        ui.pick = hidden_picker("verify")
 
-    def who(tok):
-        return auth.require(ctx.store, tok, auth.ANYONE)
 
-    def own_marks_points(user, it: Item) -> list[dict]:
-        pts = []
-        for k, tg in enumerate(verification.timed_targets(it)):
-            v = verification.mark_of(ctx.store, user, it, tg.id)
-            if v is not None:
-                pts.append({"t": v.value["t"], "label": f"my mark {k + 1}"})
-        return pts
+def _mark_panel(ui) -> None:
+    ui.req = gr.HTML("", elem_id="verify-request", js_on_load=None)
+    ui.offset = gr.HTML(offset_html(0.0), elem_id="verify-offset-box", js_on_load=None)
+    ui.unit = gr.Radio([("millisecond", "ms"), ("frame", "frame"), ("second", "second")], value="ms",
+                       label="Mark to the", elem_id="verify-unit")
+    with gr.Row():
+        ui.mark = gr.Textbox(label="Mark (seconds)", elem_id="verify-mark", scale=3)
+        ui.use_time = gr.Button("Use player time", size="sm", elem_id="verify-use-time", scale=1)
+    ui.capture = gr.Textbox(elem_id="verify-capture", elem_classes=["ib-hidden"], show_label=False, container=False)
+    ui.keymark = gr.Button("mark", elem_id="verify-keymark", elem_classes=["ib-hidden"])
+    with gr.Row():
+        ui.submit = gr.Button("Submit blind mark (Enter)", variant="primary", elem_id="verify-submit")
+        ui.withdraw = gr.Button("Withdraw my mark (u)", elem_id="verify-withdraw")
+    ui.reveal = gr.HTML(reveal_html(None), elem_id="verify-reveal", js_on_load=None)
+    with gr.Accordion("Reaction-time offset", open=False, elem_id="verify-offset-acc"):
+        gr.HTML('<div id="verify-calib-area"><p>Calibrate: press "Start", then press <kbd>c</kbd> (or click '
+                'the box) each time the box turns green; 5 flashes. Or type the offset.</p>'
+                '<div id="verify-calib-flash" style="width:120px;height:60px;background:#ddd;'
+                'border:1px solid #999;border-radius:6px"></div>'
+                '<button data-calibrate="verify-calib-apply" style="margin-top:4px">Start</button>'
+                '<span id="verify-calib-status"></span></div>', js_on_load=None)
+        ui.calib = gr.Textbox(elem_id="verify-calib-box", elem_classes=["ib-hidden"], show_label=False,
+                              container=False)
+        ui.calib_apply = gr.Button("calib", elem_id="verify-calib-apply", elem_classes=["ib-hidden"])
+        with gr.Row():
+            ui.off_in = gr.Number(label="Offset (s)", value=0.0, minimum=0, maximum=verification.MAX_OFFSET,
+                                  step=0.01, elem_id="verify-offset-input")
+            ui.off_set = gr.Button("Set offset", size="sm", elem_id="verify-offset-set")
 
-    def bar_html(user, it: Optional[Item], state: Optional[dict] = None) -> str:
-        if it is None:
-            return workbench_html(None, VIDEO_ID)
-        region = view = None
-        if state and state.get("current"):
-            s, e = state["current"]
-            region, view = (s, e), (max(0.0, s - PAD), e + PAD)
-        return workbench_html(it, VIDEO_ID, show_targets=False, marks=own_marks_points(user, it), region=region,
-                              view=view)
 
-    def queue_html(user, b: str, current: Optional[str] = None) -> str:
-        ds = ctx.dataset(b)
-        rows = []
-        for it in ds.items:
-            tt = verification.timed_targets(it)
-            if not tt:
-                continue
-            n = sum(verification.mark_of(ctx.store, user, it, t.id) is not None for t in tt)
-            st = verification.prefix_state(verification.prefix_plan(it),
-                                           ctx.store.verifications(b, it.id, user=user.name, kind=verification.PREFIX))
-            walk = st["status"] if st["done"] or not st["total"] else "not started"
-            rows.append((it.id, it.id, it.kind, f"{n}/{len(tt)}", walk if st["total"] else "no prefix"))
-        return pick_table(["item", "kind", "events marked", "my prefix walk"], rows, "verify-queue-table",
-                          "verify-pick-apply", current)
+def _walk_panel(ui) -> None:
+    gr.Markdown("#### Silence-prefix walk")
+    ui.cur = gr.State(None)
+    with gr.Row():
+        ui.start = gr.Button("Start / resume prefix walk", elem_id="verify-prefix-start")
+        ui.play = gr.Button("Replay interval (r)", elem_id="verify-prefix-play")
+        ui.back = gr.Button("Back (b)", elem_id="verify-prefix-back")
+        ui.clear = gr.Button("Not yet (n)", elem_id="verify-prefix-clear")
+        ui.hit = gr.Button("Already satisfied (y)", variant="stop", elem_id="verify-prefix-hit")
+        gr.Checkbox(value=True, label="Play each interval when it opens", elem_id="verify-prefix-auto")
+    ui.pstate = gr.HTML(prefix_html(None), elem_id="verify-prefix-state", js_on_load=None)
+    ui.frames = gr.Gallery(label="Frames of this interval (whole frames)", columns=3, height="auto",
+                           object_fit="contain", elem_id="verify-prefix-frames")
 
-    def unverified(user, b: str, after: Optional[str]) -> Optional[str]:
-        ids = []
-        for it in ctx.dataset(b).items:
-            tt = verification.timed_targets(it)
-            if not tt:
-                continue
-            st = verification.prefix_state(verification.prefix_plan(it),
-                                           ctx.store.verifications(b, it.id, user=user.name, kind=verification.PREFIX))
-            if any(verification.mark_of(ctx.store, user, it, t.id) is None for t in tt) or st["status"] == "incomplete":
-                ids.append(it.id)
-        all_ids = [it.id for it in ctx.dataset(b).items]
-        pos = all_ids.index(after) if after in all_ids else -1
-        later = [i for i in ids if all_ids.index(i) > pos]
-        return (later or ids or [None])[0]
 
-    @guarded(4, 1)
+def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], None]:
+    """The caller's queue, an opened item, its events' reveals, blind marks and withdrawals."""
+    def marked_out(m: Marked, said: str) -> dict:
+        return {ui.reveal: reveal_html(m.reveal), ui.msg: ok_html(said), ui.bar: bar_html(m.item, m.marks),
+                ui.queue: queue_html(m.rows, m.item.id)}
+
+    @reports_to(ui.msg)
     def on_refresh(tok, b):
-        user = who(tok)
-        ds = ctx.dataset(b)
-        ids = [it.id for it in ds.items if verification.timed_targets(it)]
-        return (gr.update(choices=ids, value=unverified(user, b, None) or (ids[0] if ids else None)), "",
-                queue_html(user, b), offset_html(verification.offset_of(ctx.store, user)))
+        q = svc.queue(tok, b)
+        return {ui.item: gr.update(choices=q.ids, value=q.first), ui.msg: "", ui.queue: queue_html(q.rows),
+                ui.offset: offset_html(q.offset)}
 
-    @guarded(10, 7)
+    @reports_to(ui.msg)
     def on_item(tok, b, iid):
-        user = who(tok)
         if not iid:
-            return (video_html(None, VIDEO_ID), workbench_html(None, VIDEO_ID), "",
-                    gr.update(choices=[], value=None), reveal_html(None), prefix_html(None), None, "", [], "")
-        it = current_item(ctx, b, iid)
-        events = [(label, k) for k, label in enumerate(verification.blind_view(it)["events"])]
-        return (video_html(it, VIDEO_ID), bar_html(user, it), request_html(it),
-                gr.update(choices=events, value=0 if events else None),
-                reveal_html(verification.reveal(ctx.store, user, it, 0) if events else None), prefix_html(None),
-                None, "", [], queue_html(user, b, iid))
+            svc.who(tok)
+            return {ui.player: video_html(None, VIDEO_ID), ui.bar: workbench_html(None, VIDEO_ID), ui.req: "",
+                    ui.event: gr.update(choices=[], value=None), ui.reveal: reveal_html(None),
+                    ui.pstate: prefix_html(None), ui.cur: None, ui.msg: "", ui.frames: [], ui.queue: ""}
+        o = svc.open(tok, b, iid)
+        return {ui.player: video_html(o.item, VIDEO_ID), ui.bar: bar_html(o.item, o.marks), ui.req: request_html(o.item),
+                ui.event: gr.update(choices=[(label, k) for k, label in enumerate(o.events)],
+                                    value=0 if o.events else None),
+                ui.reveal: reveal_html(o.reveal), ui.pstate: prefix_html(None), ui.cur: None, ui.msg: "",
+                ui.frames: [], ui.queue: queue_html(o.rows, iid)}
 
-    @guarded(2, 1)
+    @reports_to(ui.msg)
     def on_event(tok, b, iid, ev):
-        user = who(tok)
         if not iid or ev is None:
-            return reveal_html(None), ""
-        return reveal_html(verification.reveal(ctx.store, user, current_item(ctx, b, iid), int(ev))), ""
+            svc.who(tok)
+            return {ui.reveal: reveal_html(None), ui.msg: ""}
+        return {ui.reveal: reveal_html(svc.reveal(tok, b, iid, ev)), ui.msg: ""}
 
-    @guarded(4, 1)
+    @reports_to(ui.msg)
     def on_submit(tok, b, iid, ev, t, u, cap):
-        user = who(tok)
-        if not iid or ev is None:
-            raise ValueError("choose an item and an event first")
-        if t in (None, ""):
-            raise ValueError("enter the mark in seconds (or press 'Use player time' or m)")
-        try:
-            when, playing, source = _capture(cap, str(t).strip())
-        except ValueError:
-            raise ValueError(f"the mark must be a time in seconds, got {t!r}") from None
-        it = current_item(ctx, b, iid)
-        v = verification.submit_mark(ctx.store, user, it, int(ev), when, u or "ms", playing=playing, source=source)
-        return (reveal_html(verification.reveal(ctx.store, user, it, int(ev))), ok_html(
-            f"{user.name}: mark {v.value['t']:.3f} s stored for {iid} event {int(ev) + 1}."),
-            bar_html(user, it), queue_html(user, b, iid))
+        m = svc.submit(tok, b, iid, ev, t, u, cap)
+        return marked_out(m, f"{m.user.name}: mark {m.t:.3f} s stored for {iid} event {int(ev) + 1}.")
 
-    @guarded(4, 1)
+    @reports_to(ui.msg)
     def on_withdraw(tok, b, iid, ev):
-        user = who(tok)
-        if not iid or ev is None:
-            raise ValueError("choose an item and an event first")
-        it = current_item(ctx, b, iid)
-        verification.withdraw_mark(ctx.store, user, it, int(ev), "withdrawn in the Verify tab")
-        return (reveal_html(None), ok_html(f"{user.name}: mark for {iid} event {int(ev) + 1} withdrawn; mark again."),
-                bar_html(user, it), queue_html(user, b, iid))
+        m = svc.withdraw(tok, b, iid, ev)
+        return marked_out(m, f"{m.user.name}: mark for {iid} event {int(ev) + 1} withdrawn; mark again.")
 
-    @guarded(2, 1)
+    @reports_to(ui.msg)
     def on_next(tok, b, iid):
-        user = who(tok)
-        nid = unverified(user, b, iid)
+        nid = svc.next_item(tok, b, iid)
         if nid is None:
-            return gr.update(), ok_html("Nothing left to verify in this benchmark.")
-        return gr.update(value=nid), ""
+            return {ui.msg: ok_html("Nothing left to verify in this benchmark.")}
+        return {ui.item: gr.update(value=nid), ui.msg: ""}
 
-    @guarded(2, 1)
+    @reports_to(ui.msg)
     def on_pick(tok, b, value):
-        who(tok)
-        return picked_item_update(ctx, b, value), ""
+        svc.who(tok)
+        return {ui.item: picked_item_update(svc.ctx, b, value), ui.msg: ""}
 
-    @guarded(2, 1)
+    def refresh_on(trigger, **kw):
+        events.on(trigger, on_refresh, [ui.token, ui.bench], [ui.item, ui.msg, ui.queue, ui.offset],
+                  roles=SIGNED_IN, api_visibility="private", **IN_ORDER["verify"], **kw)
+
+    at = [ui.token, ui.bench, ui.item]
+    refresh_on(ui.bench.change)
+    events.on(ui.item.change, on_item, at, [ui.player, ui.bar, ui.req, ui.event, ui.reveal, ui.pstate, ui.cur, ui.msg,
+                                            ui.frames, ui.queue], roles=SIGNED_IN, api_name="verify_item")
+    events.on(ui.event.change, on_event, [*at, ui.event], [ui.reveal, ui.msg], roles=SIGNED_IN,
+              api_name="verify_reveal")
+    ui.use_time.click(None, None, [ui.mark, ui.capture], js=f"() => ({SNAP_JS})('{VIDEO_ID}', 'playhead')")
+    ui.keymark.click(None, None, [ui.mark, ui.capture], js=f"() => ({SNAP_JS})('{VIDEO_ID}', 'key')")
+    mark_out = [ui.reveal, ui.msg, ui.bar, ui.queue]
+    events.on(ui.submit.click, on_submit, [*at, ui.event, ui.mark, ui.unit, ui.capture], mark_out, roles=SIGNED_IN,
+              api_name="verify_submit")
+    events.on(ui.withdraw.click, on_withdraw, [*at, ui.event], mark_out, roles=SIGNED_IN, api_name="verify_withdraw")
+    events.on(ui.nxt.click, on_next, at, [ui.item, ui.msg], roles=SIGNED_IN, api_name="verify_next")
+    events.on(ui.pick.change, on_pick, [ui.token, ui.bench, ui.pick], [ui.item, ui.msg], roles=SIGNED_IN,
+              api_visibility="private")
+    return refresh_on
+
+
+def _wire_offset(events: Events, svc: VerifyService, ui) -> None:
+    """The reaction-time offset: typed, or measured by the page's calibration."""
+    @reports_to(ui.msg)
     def on_offset(tok, value):
-        user = who(tok)
-        off = verification.set_offset(ctx.store, user, value if value is not None else 0.0)
-        return offset_html(off), ok_html(f"{user.name}: reaction-time offset {off:.3f} s")
+        user, off = svc.set_offset(tok, value)
+        return {ui.offset: offset_html(off), ui.msg: ok_html(f"{user.name}: reaction-time offset {off:.3f} s")}
 
-    @guarded(2, 1)
+    @reports_to(ui.msg)
     def on_calibrate(tok, payload):
-        user = who(tok)
         if not payload:
-            return gr.update(), ""
-        try:
-            xs = json.loads(payload).get("reactions")
-        except (json.JSONDecodeError, AttributeError):
-            raise ValueError("calibration: the page sent no reaction times") from None
-        off = verification.calibrate(ctx.store, user, xs or [])
-        return offset_html(off), ok_html(f"{user.name}: calibrated; reaction-time offset {off:.3f} s (median of "
-                                         f"{len(xs)})")
+            svc.who(tok)
+            return {ui.msg: ""}
+        user, off, n = svc.calibrate(tok, payload)
+        return {ui.offset: offset_html(off),
+                ui.msg: ok_html(f"{user.name}: calibrated; reaction-time offset {off:.3f} s (median of {n})")}
 
-    def walk_view(user, it: Item, state: dict):
-        curiv = state.get("current")
-        pics = interval_frames(it, *curiv) if curiv else []
-        return prefix_html(state, it.id), pics, (curiv[0] if curiv else None), bar_html(user, it, state)
+    events.on(ui.off_set.click, on_offset, [ui.token, ui.off_in], [ui.offset, ui.msg], roles=SIGNED_IN,
+              api_name="verify_offset")
+    ui.calib_apply.click(None, None, [ui.calib], js="() => (window.ibTimeline && window.ibTimeline.calibration) || ''")
+    events.on(ui.calib.change, on_calibrate, [ui.token, ui.calib], [ui.offset, ui.msg], roles=SIGNED_IN,
+              api_visibility="private")
 
-    @guarded(5, 4)
+
+def _wire_walk(events: Events, svc: VerifyService, ui) -> None:
+    """The silence-prefix walk: start or resume, a verdict on the interval shown, back, replay."""
+    def walk_out(w: Walk, said: str = "") -> dict:
+        cur = w.state.get("current")
+        return {ui.pstate: prefix_html(w.state, w.item.id), ui.frames: w.frames, ui.cur: cur[0] if cur else None,
+                ui.bar: bar_html(w.item, w.marks, w.state), ui.msg: ok_html(said) if said else ""}
+
+    @reports_to(ui.msg)
     def on_start(tok, b, iid):
-        user = who(tok)
-        if not iid:
-            raise ValueError("choose an item first")
-        it = current_item(ctx, b, iid)
-        state = verification.start_prefix(ctx.store, user, it)
-        if not state["total"]:
-            return (prefix_html(state, it.id), [], None, bar_html(user, it),
-                    ok_html("The response window opens at the request: there is no prefix to check."))
-        return (*walk_view(user, it, state), "")
+        w = svc.start_walk(tok, b, iid)
+        if not w.state["total"]:
+            return walk_out(w, "The response window opens at the request: there is no prefix to check.")
+        return walk_out(w)
 
-    def on_mark(satisfied: bool):
-        @guarded(6, 4)
-        def handler(tok, b, iid, s):
-            user = who(tok)
-            if not iid or s is None:
-                raise ValueError("start the prefix walk first")
-            it = current_item(ctx, b, iid)
-            state = verification.mark_interval(ctx.store, user, it, float(s), satisfied)
-            return (*walk_view(user, it, state), "", queue_html(user, b, iid))
-        return handler
+    def on_verdict(satisfied: bool):
+        @reports_to(ui.msg)
+        def on_interval(tok, b, iid, s):
+            w = svc.mark_interval(tok, b, iid, s, satisfied)
+            return {**walk_out(w), ui.queue: queue_html(w.rows, iid)}
+        return on_interval
 
-    @guarded(5, 4)
+    @reports_to(ui.msg)
     def on_back(tok, b, iid, s):
-        user = who(tok)
-        if not iid:
-            raise ValueError("start the prefix walk first")
-        it = current_item(ctx, b, iid)
-        plan = verification.prefix_plan(it)
-        starts = [p[0] for p in plan]
-        if s is None:  # the walk ended (pass, or a hit): back to the interval decided last
-            mine = ctx.store.verifications(b, iid, user=user.name, kind=verification.PREFIX)
-            last = [float(r.value["start"]) for r in mine if not r.value.get("withdrawn")]
-            at = last[-1] if last else (starts[-1] if starts else None)
-        else:
-            k = next((i for i, x in enumerate(starts) if abs(x - float(s)) < 1e-6), 0)
-            at = starts[max(0, k - 1)]
-        if at is None:
-            raise ValueError("this item has no prefix")
-        state = verification.start_prefix(ctx.store, user, it, at=at)
-        return (*walk_view(user, it, state), "")
+        return walk_out(svc.back(tok, b, iid, s))
 
-    refresh_io = (on_refresh, [token, bench], [item, msg, queue, offset])
-    bench.change(*refresh_io, api_visibility="private", **IN_ORDER["verify"])
-    item.change(on_item, [token, bench, item],
-                [player, bar, req, event, reveal, pstate, cur, msg, frames, queue], api_name="verify_item")
-    event.change(on_event, [token, bench, item, event], [reveal, msg], api_name="verify_reveal")
-    snap = ("(id, src) => { const P = window.ibPlayer; if (!P) return ['', ''];"
-            " let c = P.capture(id); const v = P.video(id);"
-            " if (!c || c.source !== src || !c.fresh) { c = P.snapshot(id, src); }"
-            " c.fresh = false; return [c.t.toFixed(3), JSON.stringify(c)]; }")
-    use_time.click(None, None, [mark, capture], js=f"() => ({snap})('{VIDEO_ID}', 'playhead')")
-    keymark.click(None, None, [mark, capture], js=f"() => ({snap})('{VIDEO_ID}', 'key')")
-    submit.click(on_submit, [token, bench, item, event, mark, unit, capture], [reveal, msg, bar, queue],
-                 api_name="verify_submit")
-    withdraw.click(on_withdraw, [token, bench, item, event], [reveal, msg, bar, queue], api_name="verify_withdraw")
-    nxt.click(on_next, [token, bench, item], [item, msg], api_name="verify_next")
-    pick.change(on_pick, [token, bench, pick], [item, msg], api_visibility="private")
-    off_set.click(on_offset, [token, off_in], [offset, msg], api_name="verify_offset")
-    calib_apply.click(None, None, [calib], js="() => (window.ibTimeline && window.ibTimeline.calibration) || ''")
-    calib.change(on_calibrate, [token, calib], [offset, msg], api_visibility="private")
-    walk_out = [pstate, frames, cur, bar, msg]
-    start.click(on_start, [token, bench, item], walk_out, api_name="prefix_start")
-    clear.click(on_mark(False), [token, bench, item, cur], [*walk_out, queue], api_name="prefix_clear")
-    hit.click(on_mark(True), [token, bench, item, cur], [*walk_out, queue], api_name="prefix_hit")
-    back.click(on_back, [token, bench, item, cur], walk_out, api_name="prefix_back")
-    play.click(None, None, None, js="() => { const el = document.getElementById('verify-prefix-current');"
-               f" if (el && window.ibPlayer) window.ibPlayer.playRange('{VIDEO_ID}', parseFloat(el.dataset.start),"
-               " parseFloat(el.dataset.end)); }")
-    return refresh_io
+    at = [ui.token, ui.bench, ui.item]
+    outs = [ui.pstate, ui.frames, ui.cur, ui.bar, ui.msg]
+    events.on(ui.start.click, on_start, at, outs, roles=SIGNED_IN, api_name="prefix_start")
+    events.on(ui.clear.click, on_verdict(False), [*at, ui.cur], [*outs, ui.queue], roles=SIGNED_IN,
+              api_name="prefix_clear")
+    events.on(ui.hit.click, on_verdict(True), [*at, ui.cur], [*outs, ui.queue], roles=SIGNED_IN, api_name="prefix_hit")
+    events.on(ui.back.click, on_back, [*at, ui.cur], outs, roles=SIGNED_IN, api_name="prefix_back")
+    ui.play.click(None, None, None, js="() => { const el = document.getElementById('verify-prefix-current');"
+                  f" if (el && window.ibPlayer) window.ibPlayer.playRange('{VIDEO_ID}', parseFloat(el.dataset.start),"
+                  " parseFloat(el.dataset.end)); }")
 
 
 def _f(x: Optional[float], pct: bool = False) -> str:
@@ -452,19 +380,17 @@ def agreement_html(reports) -> str:
     return "".join(parts)
 
 
-def build_agreement(ctx: AppContext, token: gr.State) -> None:
+def build_agreement(ctx: AppContext, events: Events) -> None:
     """Agreement per benchmark and per annotator pair; annotators see only their own row."""
+    svc = VerifyService(ctx)
     with gr.Row():
         bench = gr.Dropdown(["all", *ctx.benchmarks()], value="all", label="Benchmark", elem_id="agreement-benchmark")
         go = gr.Button("Compute agreement", elem_id="agreement-compute")
     out = gr.HTML("", elem_id="agreement-table", js_on_load=None)
     msg = gr.HTML("", elem_id="agreement-msg", js_on_load=None)
 
-    @guarded(2, 1)
+    @reports_to(msg)
     def on_go(tok, b):
-        user = auth.require(ctx.store, tok, auth.ANYONE)
-        names = ctx.benchmarks() if b == "all" else [b]
-        reports = [verification.agreement_report(ctx.store, user, ctx.dataset(n)) for n in names]
-        return agreement_html(reports), ""
+        return {out: agreement_html(svc.agreement(tok, b)), msg: ""}
 
-    go.click(on_go, [token, bench], [out, msg], api_name="agreement")
+    events.on(go.click, on_go, [events.token, bench], [out, msg], roles=SIGNED_IN, api_name="agreement")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import ibench_ui.review as review  # noqa: E402
+import ibench_ui.review_service as review  # noqa: E402
 from app import main  # noqa: E402
 
 _real = review.queue_rows

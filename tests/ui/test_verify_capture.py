@@ -2,7 +2,8 @@
 the snapshot matches the mark box; the offset applies only to a key press while playing."""
 import json
 
-from ibench_ui.verify import _capture, prefix_html
+from ibench_ui.verify import prefix_html
+from ibench_ui.verify_service import capture as _capture
 
 
 def test_capture_matching_the_mark_box_gives_full_precision_and_source():
