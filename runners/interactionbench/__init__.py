@@ -1,1 +1,1 @@
-"""InteractionBench in the runners: its protocols and hooks."""
+"""InteractionBench in the runners: its protocols and prompts, native prediction, scores and hooks."""

@@ -1,0 +1,1 @@
+"""Omni-InteractScope in the runners: its protocol, native prediction, scores and hooks."""

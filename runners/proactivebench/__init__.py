@@ -1,0 +1,1 @@
+"""ProactiveBench in the runners: its protocol, native prediction, scores and hooks."""
