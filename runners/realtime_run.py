@@ -1,8 +1,9 @@
 """A realtime (duplex) session's outputs in each benchmark's native form.
 
 `realtime_item_result` plays one item to a `realtime:` backend and returns what the run store keeps: the
-OmniInteract transcript (chunks with `aligned_words`) or, for the other benchmarks, emissions at chunk onsets,
-plus the speech itself (`speech` segments) so `write_speech` can write the reference's `output.wav`.
+transcript (chunks with `aligned_words`) as emissions at chunk onsets and the benchmark's native prediction
+(its `realtime_prediction` hook, else `native_prediction`), plus the speech itself (`speech` segments) so a
+benchmark can write it out (OmniInteract's `output.wav`, through its `write_outputs` hook).
 
 Word times come from the server's transcript deltas: each delta is pinned to the response audio that had
 arrived with it, and its characters share the time up to the next delta. When the server gives no transcript
@@ -11,20 +12,17 @@ when there is speech but no text at all, faster-whisper with VAD transcribes the
 from __future__ import annotations
 
 import base64
-import json
-import os
 import re
 import threading
-from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
 from runners.backends.realtime import ResponseRecord, StreamResult
+from runners.benchmarks import hook
 from runners.protocols.base import Emission, Trace
 
-COUNT_KEYS = ("n_malformed", "n_server_errors", "n_reconnects", "gaps", "cut_s", "n_frames", "n_audio_chunks")
-WORDS_PER_SECOND = 2.5  # text-only responses: how long a chunk lasts (as emissions_to_oi_transcript)
+WORDS_PER_SECOND = 2.5  # text-only responses: how long a chunk lasts (as the duplex transcript of emissions)
 
 
 def _pos_to_t(spans: list[list[float]], pos: float, rate: int, end: bool = False) -> float:
@@ -170,13 +168,12 @@ def _counts(result: StreamResult, n_polls: int) -> dict:
 
 def realtime_item_result(benchmark: str, item, backend, cancel: Optional[threading.Event] = None,
                          clock=None) -> dict:
-    """Play one item to a realtime backend; the run store's record (see runners.evaluate.item_result).
+    """Play one item to a realtime backend; the run store's record (as runners.evaluate.item_result's).
 
     A failed item (connection lost for good, stale clock, speech that cannot be transcribed) says so in
-    `failed`; its OmniInteract prediction is None (batch_summary lists it `incomplete`, as the reference does),
-    never an empty transcript; other benchmarks keep what arrived before the failure, marked failed."""
-    from runners.evaluate import native_prediction
-
+    `failed`; a benchmark whose prediction is the transcript itself gets None (OmniInteract: batch_summary
+    lists it `incomplete`, as the reference does), never an empty transcript; the others keep what arrived
+    before the failure, marked failed."""
     try:
         result = backend.stream_item(item, benchmark, clock=clock, cancel=cancel)
     except Exception as exc:  # noqa: BLE001 - a failed item is missing data, reported with its cause
@@ -200,12 +197,12 @@ def realtime_item_result(benchmark: str, item, backend, cancel: Optional[threadi
     trace = Trace(item_id=item.id, protocol="realtime", backend=backend.name, emissions=emissions,
                   n_polls=len(result.responses), n_errors=result.n_errors, failed=failed,
                   cancelled=result.cancelled)
-    if benchmark == "omniinteract":
-        prediction = transcript  # None when failed: "incomplete" in batch_summary.json
-    else:
-        prediction = native_prediction(benchmark, item, trace, backend.name)
-        if failed and isinstance(prediction, dict):
-            prediction["failed"] = failed
+    native = hook(benchmark, "native_prediction")
+    realtime_prediction = hook(benchmark, "realtime_prediction",
+                               lambda item, trace, transcript, model: native(item, trace, model))
+    prediction = realtime_prediction(item, trace, transcript, backend.name)
+    if failed and isinstance(prediction, dict):
+        prediction["failed"] = failed
     out = {"item_id": item.id, "prediction": prediction,
            "emissions": [{"t": e.t, "content": e.content, "kind": e.kind, "tool": e.tool, "frame_t": None,
                           "latency_s": 0.0, "end": e.meta["end"]} for e in emissions],
@@ -214,61 +211,6 @@ def realtime_item_result(benchmark: str, item, backend, cancel: Optional[threadi
     if not failed and not result.cancelled:
         out["speech"] = speech_segments(result)
     return out
-
-
-def _responses_jsonl(r: dict) -> str:
-    """The reference adapters' responses.jsonl: one line per response (ids, seconds, audio length, text, words)."""
-    rt = r.get("realtime") or {}
-    rate = int(rt.get("rate", 24000))
-    lines = []
-    for resp in rt.get("responses", []):
-        rec = ResponseRecord(resp["id"], created_t=resp.get("created_t"), spans=resp.get("spans") or [],
-                             samples=resp.get("samples", 0), deltas=resp.get("deltas") or [],
-                             interrupted_t=resp.get("interrupted_t"))
-        words = response_words(rec, rate)
-        end = rec.spans[-1][1] if rec.spans else (rec.deltas[-1]["t"] if rec.deltas else rec.created_t)
-        lines.append(json.dumps({
-            "response_id": rec.id, "triggered_at_second": int(rec.created_t or 0), "done_at_second": int(end or 0),
-            "audio_duration_sec": round(sum(e - s for s, e in rec.spans), 3), "text": rec.text,
-            "chunks": [{"text": w, "timestamp": [s, e]} for w, s, e in words],
-            "interrupted_at": rec.interrupted_t, "timestamp_method": "transcript_delta_audio_position"},
-            ensure_ascii=False))
-    return "".join(line + "\n" for line in lines)
-
-
-def write_speech(model_dir: str | Path, ds, results: dict) -> list[Path]:
-    """`output.wav` (24 kHz mono 16-bit, as long as the stream) and `responses.jsonl` in each sample folder of
-    an OmniInteract outputs/<model>/ tree, for the items whose stored result carries realtime speech, and
-    `realtime.json` beside batch_summary.json: per item and in total, what went wrong on the wire."""
-    import soundfile as sf
-
-    from annotation.jsonio import write_json
-
-    written, counts = [], {}
-    for sid, r in results.items():
-        if "speech" not in r or sid not in ds:
-            continue
-        meta = ds.get(sid).meta
-        folder = Path(model_dir) / meta["subset"] / meta["video_name"]
-        folder.mkdir(parents=True, exist_ok=True)
-        rt = r.get("realtime") or {}
-        rate = int(rt.get("rate", 24000))
-        audio = speech_audio(r["speech"], float(rt["duration"]), rate)
-        target = folder / "output.wav"
-        tmp = folder / ".output.wav.tmp"
-        sf.write(tmp, audio, rate, format="WAV", subtype="PCM_16")
-        os.replace(tmp, target)
-        responses = folder / "responses.jsonl"
-        tmp = folder / ".responses.jsonl.tmp"
-        tmp.write_text(_responses_jsonl(r), encoding="utf-8")
-        os.replace(tmp, responses)
-        written += [target, responses]
-        counts[sid] = {k: rt.get(k) for k in COUNT_KEYS}
-    if counts:
-        totals = {k: sum(len(c[k]) if k == "gaps" else (c[k] or 0) for c in counts.values()) for k in COUNT_KEYS}
-        write_json(Path(model_dir) / "realtime.json", {"totals": totals, "items": counts})
-        written.append(Path(model_dir) / "realtime.json")
-    return written
 
 
 def drive_realtime(item, protocol, backend, *, clock=None, cancel: Optional[threading.Event] = None,

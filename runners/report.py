@@ -19,6 +19,7 @@ from annotation import registry
 from annotation.model import Item
 from annotation.predictions import item_prediction
 from annotation.store import Store, human_responder, model_responder, responder_of
+from runners.benchmarks import by_benchmark, hook
 from scoring.bootstrap import (DEFAULT_MIN_N, DEFAULT_RESAMPLES, DEFAULT_SEED, BenchStats, Interval, RankStability,
                                item_stats, paired_difference, rank_stability)
 from scoring.classify import ResponseVerdict, classify, labels
@@ -31,7 +32,7 @@ LABEL_COLORS = {
     "missed": "#8c564b", "late": "#8c564b", "early+core": "#17becf", "ignored": "#7f7f7f", "neutral": "#7f7f7f",
     "outside": "#7f7f7f", "excluded": "#bbbbbb", "unscored": "#bbbbbb", "response": "#7f7f7f",
 }
-HEADLINE = {"interactionbench": "total", "proactivebench": "AVG", "interactscope": "Avg", "omniinteract": "All"}
+HEADLINE = by_benchmark("headline_column")  # benchmark -> the column its leaderboard and ranks use
 
 
 # ---------------------------------------------------------------- responders
@@ -167,17 +168,16 @@ def item_score(store: Store, item: Item, resp: Responder, pred) -> dict:
     """The scorer's headline figures for one responder on one item: a finished run's own report (its judge
     and settings), else the item scored as a session scores it at item end (`scoring.live`)."""
     from scoring.live import headline, score_prediction
+
+    def per_item(item: Item, rep: dict) -> Optional[dict]:
+        return headline(item, rep) if item.id in (rep.get("per_item") or {}) else None
+
     if resp.source_kind == "run":
         run = store.get_run(resp.sources[0])
         rep = run.report if run is not None and run.status == "done" else None
-        if rep and item.benchmark == "omniinteract":
-            for smp in rep.get("samples") or []:
-                if str(smp.get("sample_id")) == item.id and smp.get("item_kind") == "summarized":
-                    summ = (smp.get("sample_summary") or {}).get("summary") or {}
-                    return {"IA_QTF1": summ.get("IA_QTF1"), "TP": summ.get("Global_TP"), "FP": summ.get("Global_FP"),
-                            "FN": summ.get("Global_FN"), "status": smp.get("status")}
-        elif rep and item.id in (rep.get("per_item") or {}):
-            return headline(item, rep)
+        own = hook(item.benchmark, "run_item_score", per_item)(item, rep) if rep else None
+        if own is not None:
+            return own
     return headline(item, score_prediction(item, pred))
 
 
@@ -199,13 +199,13 @@ def item_lanes(store: Store, ds: Dataset, item_id: str, keys: Sequence[str], jud
 
 
 def _media_span(benchmark: str, window) -> Optional[tuple[float, float]]:
-    """A target window in media seconds (ProactiveBench windows are 1-based second indices)."""
+    """A target window in media seconds: its start is a benchmark time (`media_time`: ProactiveBench's 1-based
+    second k starts at k - 1 s), its end already a media time (that second ends at k); no end: a point."""
     if window is None:
         return None
     s, e = window
-    if benchmark == "proactivebench":
-        return (float(s) - 1.0, float(e))
-    return (float(s), float(e) if e is not None else float(s))
+    start = registry.get(benchmark).media_time(s)
+    return (start, float(e) if e is not None else start)
 
 
 def _plain(text, limit: int = 160) -> str:
@@ -244,7 +244,7 @@ def timeline_figure(item: Item, lanes: Sequence[Lane]):
                                      hoverinfo="text",
                                      customdata=[[span[0]], [span[1]]]))
         if t.anchor is not None:
-            a = float(t.anchor) - (1.0 if bench == "proactivebench" else 0.0)
+            a = registry.get(bench).media_time(t.anchor)
             fig.add_vline(x=a, line_dash="dot", line_color="#1f77b4", opacity=0.6)
     rq = item.request
     fig.add_trace(go.Scatter(x=[rq.time], y=["targets"], mode="markers", marker=dict(symbol="star", size=14,
@@ -287,7 +287,7 @@ def timeline_png(item: Item, lanes: Sequence[Lane], path: str | Path) -> Path:
             ax.axvspan(span[0], max(span[1], span[0] + 0.05), color="#1f77b4", alpha=0.12)
             ax.plot([span[0], span[1]], [ypos["targets"]] * 2, color="#1f77b4", lw=5)
         if t.anchor is not None:
-            ax.axvline(float(t.anchor) - (1.0 if bench == "proactivebench" else 0.0), color="#1f77b4", ls=":")
+            ax.axvline(registry.get(bench).media_time(t.anchor), color="#1f77b4", ls=":")
     ax.plot([item.request.time], [ypos["targets"]], marker="*", color="k", ms=14, ls="none", label="request")
     for label in labels(bench):
         pts = [(v.t, ypos[ln.responder.label]) for ln in lanes for v in ln.verdicts if v.label == label]
@@ -378,47 +378,10 @@ def _report_of(store: Store, ds: Dataset, resp: Responder, judge: Optional[str] 
 def pooled_report(store: Store, ds: Dataset, parts: Sequence[tuple[Responder, dict]],
                   judge: Optional[str] = None) -> dict:
     """The scorer's report over every participant's items at once (item ids become `<item>@<responder>`,
-    one observation each): InteractionBench and OmniInteract through the scorers' own aggregation of the
-    participants' per-item results, ProactiveBench and InteractScope by scoring the relabelled items."""
-    bench = ds.benchmark
-    if bench == "interactionbench":
-        from scoring.interactionbench.aggregate import aggregate, headline
-        records = [{**rec, "item_id": f"{rec['item_id']}@{r.key}"} for r, rep in parts
-                   for rec in rep.get("records") or []]
-        agg = aggregate(records)
-        return {"records": records, "aggregate": agg, "table": headline(agg["overall"]),
-                "per_item": {rec["item_id"]: rec for rec in records}}
-    if bench == "omniinteract":
-        from scoring.omniinteract.summary import aggregate
-        samples = [{**smp, "sample_id": f"{smp.get('sample_id')}@{r.key}"} for r, rep in parts
-                   for smp in rep.get("samples") or []]
-        done = [smp for smp in samples if smp.get("item_kind") == "summarized"]
-        fixed = any("exclusive_by_question_type" in ((smp.get("sample_summary") or {}).get("summary") or {})
-                    for smp in done)
-        return {"samples": samples, "summary": aggregate([smp["sample_summary"] for smp in done],
-                                                         len(samples) - len(done), fixed)}
-    natives, preds = [], {}
-    id_key = "item_id" if bench == "proactivebench" else "interaction_id"
-    content_judge = None
-    if bench == "interactscope":
-        from runners.evaluate import build_content_judge
-        from scoring.interactscope import scorer as isc
-        content_judge = build_content_judge(judge, store)
-    for r, _ in parts:
-        for iid, pred in predictions(store, ds, r).items():
-            native = ds.get(iid).native
-            if bench == "interactscope":
-                pred = isc.fill_tool_verdicts(native, pred)
-                if content_judge is not None:
-                    pred = isc.fill_judge_verdicts(native, pred, content_judge)
-            new = f"{iid}@{r.key}"
-            natives.append({**native, id_key: new})
-            preds[new] = {**pred, id_key: new}
-    if bench == "proactivebench":
-        from scoring.proactivebench import scorer as pb
-        return pb.score(natives, preds)
-    from scoring.interactscope import scorer as isc
-    return isc.score(natives, preds)
+    one observation each): the benchmark's `pooled_report` hook, from the participants' reports (through the
+    scorer's own aggregation) or their predictions (scoring the relabelled items)."""
+    return hook(ds.benchmark, "pooled_report")(ds, parts, lambda r: predictions(store, ds, r), judge=judge,
+                                                store=store)
 
 
 def figures(benchmark: str, report: Mapping, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
@@ -593,14 +556,13 @@ def markdown_section(tb: BenchmarkTables, level: float = 0.95) -> str:
              ""]
     if not tb.rows:
         return "\n".join(parts + ["No human sessions or model runs.", ""])
-    extra = {"proactivebench": "", "interactscope": "Complete T8-C"}.get(tb.benchmark)
-    headers = ["responder", "kind", "n"] + tb.columns + ([extra] if extra else []) + ["figures from"]
+    extra = list(hook(tb.benchmark, "report_extra_columns", tuple)())
+    headers = ["responder", "kind", "n"] + tb.columns + extra + ["figures from"]
     rows = []
     for rs in tb.rows:
         row = [rs.responder.label, rs.responder.kind, len(rs.stats.item_ids)] + [_fmt(rs.columns.get(c))
                                                                                  for c in tb.columns]
-        if extra:
-            row.append((rs.report.get("table") or {}).get(extra, "–"))
+        row += [(rs.report.get("table") or {}).get(c, "–") for c in extra]
         rows.append(row + [rs.source])
     parts += [_md_table(headers, rows), ""]
     for dim, entries in tb.breakdowns.items():

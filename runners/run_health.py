@@ -16,12 +16,16 @@ class RunFailed(RuntimeError):
     """A run that cannot give a score under its policy; the message is one line for the user."""
 
 
+def error_ticks(trace) -> list[dict]:
+    """The ticks whose model call failed, with the failure's kind ([{"t", "kind"}])."""
+    return [{"t": c.t, "kind": c.error_kind} for c in trace.calls if c.status == "error"]
+
+
 def call_counts(trace) -> dict:
     """The per-item counts a run's health is built from (stored with each run item)."""
     n_ok = sum(1 for c in trace.calls if c.status == "ok")
     return {"timing": trace.timing, "n_polls": trace.n_polls, "n_ok": n_ok, "n_errors": trace.n_errors,
-            "errors_by_kind": trace.errors_by_kind(),
-            "error_ticks": [{"t": c.t, "kind": c.error_kind} for c in trace.calls if c.status == "error"],
+            "errors_by_kind": trace.errors_by_kind(), "error_ticks": error_ticks(trace),
             "n_retries": trace.n_retries, "n_reused": trace.n_reused, "skipped_ticks": trace.skipped_ticks,
             "n_compliant": trace.n_compliant, "compliance": round(trace.n_compliant / n_ok, 4) if n_ok else None,
             "latencies": [round(x, 4) for x in trace.poll_latencies]}

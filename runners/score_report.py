@@ -45,9 +45,9 @@ def write_report(report: dict, out: Optional[str]) -> None:
 
 
 def print_table(benchmark: str, report: dict, model: str = "model") -> None:
-    """The paper-style table of a report (the benchmark's runners hook `format_table`), on stdout; the report's
+    """The paper-style table of a report (the benchmark's scoring hook `format_table`), on stdout; the report's
     warnings on stderr."""
     from annotation import registry
-    print(registry.get(benchmark).hook("runners", "format_table")(report, model))
+    print(registry.get(benchmark).hook("scoring", "format_table")(report, model))
     for w in report.get("warnings", []) or []:
         print(f"warning: {w}", file=sys.stderr)

@@ -24,7 +24,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 
+from annotation import registry
 from runners.backends.base import Backend, BackendFailure, jpeg_data_url, missing_dependency
+from runners.benchmarks import hook
 
 DEFAULT_INSTRUCTIONS = ("You are watching and listening to a live video stream together with the user. Answer the "
                         "user's requests out loud, briefly, at the moment you can; stay silent otherwise.")
@@ -214,6 +216,13 @@ def realtime_url(url: str, model: Optional[str], mode: Optional[str] = None) -> 
     return urlunsplit((scheme, parts.netloc, parts.path, urlencode(query), ""))
 
 
+def request_in_stream(item, benchmark: str) -> bool:
+    """Does the stream itself speak the item's request (the benchmark's `request_in_stream` hook; no)?"""
+    if benchmark not in registry.names():
+        return False
+    return hook(benchmark, "request_in_stream", lambda item: False)(item)
+
+
 def item_tools(item) -> list[dict]:
     """The tools an item offers (InteractScope's native `tools`, else Item.meta["tools"])."""
     native = item.native if isinstance(item.native, dict) else {}
@@ -276,11 +285,12 @@ class RealtimeBackend(Backend):
         return {"type": "session.update", "session": session}
 
     def wants_request_text(self, item, benchmark: str) -> bool:
-        """Send the request as a text item? (auto: not when it is spoken in an OmniInteract stream.)"""
+        """Send the request as a text item? (auto: not when the benchmark's stream speaks it, as OmniInteract's
+        does: its `request_in_stream` hook.)"""
         mode = self.options.request_text
         if mode != "auto":
             return mode == "always"
-        return bool(item.request.text) and not (item.request.modality == "audio" and benchmark == "omniinteract")
+        return bool(item.request.text) and not request_in_stream(item, benchmark)
 
     def stream_item(self, item, benchmark: str = "", *, clock=None, cancel: Optional[threading.Event] = None,
                     on_speech: Optional[Callable[[str, float, np.ndarray], None]] = None,

@@ -1,7 +1,7 @@
 """`python app.py score <benchmark> …`: check every argument and file first, then score, write --out atomically and
 print the paper table. The flags common to every benchmark are checked here; what is a benchmark's own (its flags,
 reference spellings, inputs, scoring) comes from its runners hooks: SCORE_FLAGS, SCORE_INPUT, score_argv,
-score_aliases, check_score_flags, score_plan, format_table."""
+score_aliases, check_score_flags, score_plan (its table is the scoring hook format_table)."""
 from __future__ import annotations
 
 import os

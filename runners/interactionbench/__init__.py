@@ -1,1 +1,1 @@
-"""InteractionBench's runners code: its hooks (hooks.py) and what they import on first use."""
+"""InteractionBench in the runners: its protocols and prompts, native prediction, scores and hooks."""

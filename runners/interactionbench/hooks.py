@@ -1,6 +1,30 @@
-"""InteractionBench's runners hooks, reached through annotation.registry (`spec.hook("runners", name)`). Each
-function imports its implementation when called, so importing this module stays cheap."""
+"""InteractionBench's runners-layer hooks (annotation.registry): its protocols, its native prediction of a
+driven item, and its scores of a run and of the pooled humans. Each imports its module on first use."""
 from __future__ import annotations
+
+
+def protocols() -> dict:
+    """Protocol name -> class: sliding, cumulative, interleaved, offline and blind."""
+    from runners.interactionbench.protocols import Blind, Cumulative, Interleaved, Offline, Sliding
+    return {p.name: p for p in (Sliding, Cumulative, Interleaved, Offline, Blind)}
+
+
+def native_prediction(item, trace, model: str = "") -> dict:
+    """A driven item's preds.jsonl line (its failed ticks kept visible)."""
+    from runners.interactionbench.prediction import native_prediction
+    return native_prediction(item, trace, model)
+
+
+def score_predictions(ds, item_ids, preds, judge=None, store=None, model: str = "model") -> dict:
+    """The scorer's report on native predictions (item id -> record) of the given items."""
+    from runners.interactionbench.report import score_predictions
+    return score_predictions(ds, item_ids, preds, judge=judge, store=store, model=model)
+
+
+def pooled_report(ds, parts, predictions_of, judge=None, store=None) -> dict:
+    """The scorer's report over every participant's items at once ((responder, report) parts)."""
+    from runners.interactionbench.report import pooled_report
+    return pooled_report(ds, parts, predictions_of, judge=judge, store=store)
 
 
 # --- command line (runners.cli): the flags that are this benchmark's, its score plan and table -------------------
@@ -24,8 +48,3 @@ def score_plan(a, checked):
     """Check every input of `score` and return the Plan that scores them."""
     from runners.interactionbench.score_plan import plan
     return plan(a, checked)
-
-
-def format_table(report: dict, model: str = "model") -> str:
-    from scoring.interactionbench.scorer import format_table
-    return format_table(report)

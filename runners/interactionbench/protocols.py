@@ -6,6 +6,7 @@ from typing import Optional
 
 from annotation.model import Item
 from runners.parsing import parse_offline
+from runners.interactionbench import prompts as ib_prompts
 from runners.protocols import prompts
 from runners.protocols.base import (Decision, Emission, ItemState, Media, Protocol, Reply, drop_old_images,
                                     even_subsample, frames_in, image_parts, round_t, single_turn, spoken_emissions,
@@ -52,7 +53,7 @@ class _Polling(Protocol):
     def decide(self, state: ItemState, t: float) -> Decision:
         v = ib_view(state.item)
         frames = self.frames_for(state, self.select(self.visible_stamps(state, t)), t)
-        text = prompts.ib_user_text(t, v.question, v.time_type, v.q, v.capability, self.config.hint_set)
+        text = ib_prompts.user_text(t, v.question, v.time_type, v.q, v.capability, self.config.hint_set)
         messages = single_turn(prompts.BASE_SYSTEM, frames, text)
         return Decision(item_id=state.item.id, protocol=self.name, t=t, messages=messages, frames=frames,
                         prompt=text, history=list(state.history), max_new_tokens=self.config.max_new_tokens)
@@ -90,7 +91,7 @@ class Interleaved(_Polling):
         v = ib_view(item)
         q = v.q if v.time_type == "A" else 0.0
         system = "\n\n".join([prompts.BASE_SYSTEM,
-                              prompts.ib_user_text(q, v.question, v.time_type, v.q, v.capability,
+                              ib_prompts.user_text(q, v.question, v.time_type, v.q, v.capability,
                                                    self.config.hint_set),
                               prompts.NO_REPEAT])
         state.conversation = [{"role": "system", "content": [{"type": "text", "text": system}]}]
@@ -102,7 +103,7 @@ class Interleaved(_Polling):
         if not stamps:  # nothing new: show the latest frame again
             stamps = self.visible_stamps(state, t)[-1:]
         frames = self.frames_for(state, stamps[-c.max_new_per_turn:], t)
-        text = prompts.ib_turn_text(t)
+        text = ib_prompts.turn_text(t)
         state.conversation.append({"role": "user", "content": image_parts(frames) + [{"type": "text", "text": text}]})
         drop_old_images(state.conversation, c.max_frames)
         state.prev_t = t
@@ -128,7 +129,7 @@ class Offline(_Polling):
         v = ib_view(state.item)
         stamps = self.visible_stamps(state, t)
         frames = self.frames_for(state, [stamps[i] for i in even_subsample(len(stamps), self.config.max_frames)], t)
-        text = prompts.offline_text(v.question, v.time_type, v.q, t)
+        text = ib_prompts.offline_text(v.question, v.time_type, v.q, t)
         messages = single_turn(prompts.BASE_SYSTEM, frames, text)
         return Decision(item_id=state.item.id, protocol=self.name, t=t, messages=messages, frames=frames,
                         prompt=text, max_new_tokens=max(self.config.max_new_tokens, 256), expects="offline")

@@ -1,1 +1,1 @@
-"""Omni-InteractScope's runners code: its hooks (hooks.py) and what they import on first use."""
+"""Omni-InteractScope in the runners: its protocol, native prediction, scores and hooks."""

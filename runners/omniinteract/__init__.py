@@ -1,1 +1,2 @@
-"""OmniInteract's runners code: its hooks (hooks.py) and what they import on first use."""
+"""OmniInteract in the runners: its duplex protocol, native transcript, judge transport, scores, run outputs
+and hooks."""

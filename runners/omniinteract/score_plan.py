@@ -52,7 +52,7 @@ def plan(a, chk: Checked) -> Plan:
     if a.fixed:
         config = replace(config, fixed=True)
     store = verdict_store(a)
-    from runners.evaluate import oi_transport
+    from runners.omniinteract.judge import transport as oi_transport
     transport = usable_judge(lambda: oi_transport(a.judge, store), a.judge)
 
     def run() -> dict:

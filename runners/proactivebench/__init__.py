@@ -1,1 +1,1 @@
-"""ProactiveBench's runners code: its hooks (hooks.py) and what they import on first use."""
+"""ProactiveBench in the runners: its protocol, native prediction, scores and hooks."""

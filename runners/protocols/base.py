@@ -183,41 +183,6 @@ class Trace:
     def n_compliant(self) -> int:
         return sum(1 for c in self.calls if c.status == "ok" and c.compliant)
 
-    def to_interactionbench(self, video_id: str, item_index: int, model: Optional[str] = None,
-                            run: Optional[str] = None) -> dict:
-        """One preds.jsonl line in InteractionBench's prediction format."""
-        line = {"video_id": video_id, "item_index": int(item_index),
-                "emissions": [{"t": e.t, "content": e.content, "latency_s": round(e.latency_s, 4)}
-                              for e in self.emissions],
-                "n_polls": self.n_polls, "poll_latencies": [round(x, 4) for x in self.poll_latencies]}
-        if model:
-            line["model"] = model
-        if run:
-            line["run"] = run
-        if self.failed:
-            line["failed"] = self.failed
-        return line
-
-    def to_proactivebench(self) -> dict:
-        """ProactiveBench's compact trace: the seconds at which the model spoke, and what it said."""
-        secs, texts = [], {}
-        for e in self.emissions:
-            k = int(e.meta.get("second", round(e.t)))
-            if k not in texts:
-                secs.append(k)
-                texts[str(k)] = e.content
-        return {"response_seconds": sorted(secs), "texts": texts}
-
-    def to_interactscope(self) -> list[dict]:
-        """InteractScope timed responses (speech and tool calls), ids r1, r2, ..."""
-        out = []
-        for i, e in enumerate(sorted(self.emissions, key=lambda e: e.t), 1):
-            row = {"id": f"r{i}", "t": e.t, "kind": e.kind, "text": e.content}
-            if e.tool is not None:
-                row["tool"] = e.tool
-            out.append(row)
-        return out
-
 
 class Media:
     """Lazily opened samplers for one stream (frames resized to the protocol's max_long_side)."""

@@ -6,6 +6,7 @@ from tests.runners.conftest import ib_item
 from runners.backends import load_backend
 from runners.backends.baselines import MotionBaseline
 from runners.clock import MediaClock
+from runners.interactionbench.prediction import prediction_line
 from runners.protocols import drive, get_protocol
 
 
@@ -28,7 +29,7 @@ def test_motion_beats_silent_on_an_alert_item(clip):
     preds = []
     for spec in ("baseline:silent", "baseline:motion", "baseline:periodic:2"):
         trace = drive(item, get_protocol("sliding", **MotionBaseline.protocol_hints), load_backend(spec))
-        preds.append(trace.to_interactionbench("events", 0, model=spec))
+        preds.append(prediction_line(trace, "events", 0, model=spec))
     totals = {p["model"]: score([item.native], [p])["records"][0] for p in preds}
     silent, motion = totals["baseline:silent"], totals["baseline:motion"]
     assert silent["total_score"] == 0

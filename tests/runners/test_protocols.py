@@ -4,8 +4,10 @@ import pytest
 from tests.runners.conftest import ib_item, is_item, oi_item, pb_item, read_code
 from recorder import Recorder
 from runners.backends import load_backend
-from runners.protocols import (PROTOCOLS, drive, emissions_to_oi_transcript, even_subsample, get_protocol,
-                               tick_range)
+from runners.interactscope.prediction import timed_responses
+from runners.omniinteract.prediction import transcript_of
+from runners.proactivebench.prediction import compact_trace
+from runners.protocols import PROTOCOLS, drive, even_subsample, get_protocol, tick_range
 
 RECORDER = "plugin:" + __import__("recorder").__file__ + ":Recorder"
 
@@ -84,7 +86,7 @@ def test_proactive_context_is_30s_strictly_before_k(clip):
                      context_s=3.0)
     assert ds[0].t == 2.0 and [f.t for f in ds[0].frames] == [0.5, 1.5]
     assert [f.t for f in ds[5].frames] == [4.5, 5.5, 6.5]  # k=7: [4, 7)
-    assert trace.to_proactivebench() == {"response_seconds": [4], "texts": {"4": "it changed"}}
+    assert compact_trace(trace) == {"response_seconds": [4], "texts": {"4": "it changed"}}
     assert "You already said" in ds[3].prompt
 
 
@@ -93,7 +95,7 @@ def test_interactscope_tool_calls(clip):
     trace, ds = _run("interactscope", is_item(clip, query_time=2.0), replies=replies)
     assert "set_timer" not in ds[0].prompt or "asked" not in ds[0].prompt
     assert "asked (at 2.0 s)" in ds[1].prompt and ds[1].tools and "set_timer" in ds[1].prompt
-    rows = trace.to_interactscope()
+    rows = timed_responses(trace)
     assert rows[0]["kind"] == "tool_call" and rows[0]["tool"] == {"name": "set_timer", "args": {"seconds": 30}}
     assert rows[0]["t"] == 4.0 and rows[1] == {"id": "r2", "t": 6.0, "kind": "speech", "text": "done"}
 
@@ -115,7 +117,7 @@ def test_duplex_audio_and_frames_per_second(clip):
     _, ds = _run("duplex", spoken)
     shown = [d.t for d in ds if "What was that beep?" in d.prompt]
     assert shown == [3.0]  # the spoken request's transcript, once, from its time on
-    oi = emissions_to_oi_transcript(trace.emissions)
+    oi = transcript_of(trace.emissions)
     assert oi["chunks"][0]["timestamp"][0] == 3.0 and oi["text"] == "I hear a beep"
 
 

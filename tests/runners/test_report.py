@@ -300,7 +300,7 @@ def test_report_points_are_the_reference_figures_omniinteract(case, tmp_path):
     """Scored as `score omniinteract --judge replay:<verdicts> --reference-args ...` scores it: judge failures
     (API errors on some slots) and non-default settings included, every paper column, the scorer's
     per-category breakdowns, IDS and NCCS are the reference summary's."""
-    from runners.evaluate import oi_transport
+    from runners.omniinteract.judge import transport as oi_transport
     from scoring.omniinteract import OIConfig, evaluate
     outputs = write_oi_case(case, tmp_path)
     report = evaluate(tmp_path, outputs, oi_transport(f"replay:{oi_verdicts_file(case, tmp_path)}"),

@@ -6,6 +6,7 @@ from tests.runners.conftest import ib_item, pb_item
 from runners.backends.base import Backend
 from runners.parsing import follows_format
 from runners.protocols import drive, get_protocol
+from runners.proactivebench.prediction import compact_trace
 from runners.protocols.base import BackendFailure, CallRecord, Reply
 
 SPEAK = "DECISION: SPEAK\nRESPONSE: Blue now."
@@ -52,7 +53,7 @@ def test_arrival_moves_a_proactivebench_answer_to_the_second_it_arrives_in(clip)
     trace = drive(pb_item(clip), get_protocol("proactive"), b, timing="arrival")
     # asked at 2 (back 3.4), 4 (back 5.4): the answer given at second 4 arrives in second 6
     assert b.asked[:2] == [2.0, 4.0]
-    assert trace.to_proactivebench()["response_seconds"][0] == 6
+    assert compact_trace(trace)["response_seconds"][0] == 6
     assert trace.emissions[0].meta["decision_t"] == 4.0 and trace.emissions[0].t == 5.4
 
 
