@@ -1,4 +1,4 @@
-"""Toy benchmark, annotation layer: `<root>/toy.json` {"items": [{"id", "video", "question", "q", "anchor"}]};
+"""Toy benchmark, annotation layer: `<root>/toy.json` {"items": [{"item_id", "video", "question", "q", "anchor"}]};
 predictions `preds.jsonl`, one line {"item_id", "presses": [t, ...]} per item."""
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ def _load(root, probe_media: bool = True) -> Dataset:
     problems = Problems()
     ds = Dataset(NAME, str(root))
     for rec in json.loads((root / "toy.json").read_text())["items"]:
-        stream, problem = probe_or_problem(rec["video"], root / rec["video"], "toy.json", rec["id"], "video", probe_media)
+        stream, problem = probe_or_problem(rec["video"], root / rec["video"], "toy.json", rec["item_id"], "video", probe_media)
         if problem is not None:
             problems.append(problem)
         target = Target(id="moment", kind="moment", anchor=float(rec["anchor"]),
                         window=(float(rec["anchor"]), float(rec["anchor"]) + WINDOW), reference="")
-        ds.add(Item(id=rec["id"], benchmark=NAME, kind="press", stream=stream,
+        ds.add(Item(id=rec["item_id"], benchmark=NAME, kind="press", stream=stream,
                     request=Request(text=rec["question"], time=float(rec["q"])), targets=(target,), native=rec,
                     source_file="toy.json"))
     ds.problems = list(problems)

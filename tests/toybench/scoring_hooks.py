@@ -16,8 +16,8 @@ def _verdict(native: dict, t: float) -> str:
 def score(natives: list, preds: dict) -> dict:
     per_item = {}
     for rec in natives:
-        presses = [t for t in (preds.get(rec["id"]) or {}).get("presses", []) if t >= float(rec["q"])]
-        per_item[rec["id"]] = {"correct": bool(presses) and _verdict(rec, presses[0]) == "hit",
+        presses = [t for t in (preds.get(rec["item_id"]) or {}).get("presses", []) if t >= float(rec["q"])]
+        per_item[rec["item_id"]] = {"correct": bool(presses) and _verdict(rec, presses[0]) == "hit",
                                "presses": len(presses)}
     n = len(per_item)
     acc = round(100.0 * sum(r["correct"] for r in per_item.values()) / n, 1) if n else None
