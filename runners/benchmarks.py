@@ -4,17 +4,21 @@ benchmark registered later (a test's toy) is in them. Each benchmark's hooks are
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator
 
 from annotation import registry
 
 LAYER = "runners"
 
 
-def hook(benchmark: str, name: str, default: Optional[Callable] = None) -> Callable:
-    """The runners hook `name` of `benchmark`; `default` when given and the benchmark has no such hook."""
+_REQUIRED = object()
+
+
+def hook(benchmark: str, name: str, default=_REQUIRED):
+    """The runners hook `name` of `benchmark` (a function or a constant); `default` when one is given and the
+    benchmark has no such hook, else AttributeError naming the hook module."""
     spec = registry.get(benchmark)
-    if default is not None and not spec.has_hook(LAYER, name):
+    if default is not _REQUIRED and not spec.has_hook(LAYER, name):
         return default
     return spec.hook(LAYER, name)
 

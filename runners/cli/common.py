@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from annotation import registry
+from runners.benchmarks import hook
 from runners.checks import USAGE, CliError
 
 
@@ -22,15 +23,9 @@ def benchmarks() -> tuple[str, ...]:
     return registry.names()
 
 
-def hook_value(benchmark: str, name: str, default=()):
-    """A benchmark's runners hook `name` (a function or a constant), or `default` when it has none."""
-    spec = registry.get(benchmark)
-    return spec.hook("runners", name) if spec.has_hook("runners", name) else default
-
-
 def owners(table: str, dest: str) -> tuple[str, ...]:
     """The benchmarks whose runners hook `table` (e.g. SCORE_FLAGS) lists the argument `dest`."""
-    return tuple(b for b in benchmarks() if dest in hook_value(b, table))
+    return tuple(b for b in benchmarks() if dest in hook(b, table, ()))
 
 
 def for_whom(table: str, dest: str) -> str:

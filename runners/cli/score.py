@@ -12,7 +12,8 @@ from pathlib import Path
 from annotation import registry
 from runners import checks
 from runners.checks import usage
-from runners.cli.common import benchmarks, for_whom, hook_value
+from runners.benchmarks import hook
+from runners.cli.common import benchmarks, for_whom
 from runners.score_checks import Checked, Plan, runs_a_model
 
 _API_ARGS = {"base_url": "base_url", "api_key_env": "key_env", "timeout_s": "timeout", "max_retries": "retries",
@@ -23,8 +24,8 @@ _ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"  # (compiled by re on first use: only ap
 def main(argv: list[str], p) -> int:
     argv = _glue_reference_args(argv)
     named = next((t for t in argv if t in benchmarks()), None)
-    if named is not None and registry.get(named).has_hook("runners", "score_argv"):
-        argv = registry.get(named).hook("runners", "score_argv")(argv)
+    if named is not None:
+        argv = hook(named, "score_argv", lambda argv: argv)(argv)
     _arguments(p)
     return score_command(p.parse_args(argv))
 
@@ -40,7 +41,7 @@ def _arguments(p) -> None:
 
     def who(dest: str) -> str:
         return for_whom("SCORE_FLAGS", dest)
-    inputs = {b: hook_value(b, "SCORE_INPUT", (None, None)) for b in benchmarks()}
+    inputs = {b: hook(b, "SCORE_INPUT", (None, None)) for b in benchmarks()}
     preds = ", ".join(f"{b} {name}" for b, (flag, name) in inputs.items() if flag == "--preds")
     outputs = [(b, name) for b, (flag, name) in inputs.items() if flag == "--outputs"]
     fixable = ", ".join(_fixable())
@@ -153,11 +154,9 @@ def check_score_args(a) -> Plan:
     """Every check that needs no benchmark's own code, in the order a user meets them; then the benchmark's
     score plan reads and checks its inputs."""
     b = a.benchmark
-    if registry.get(b).has_hook("runners", "score_aliases"):
-        registry.get(b).hook("runners", "score_aliases")(a)
+    hook(b, "score_aliases", _nothing)(a)
     _merge_aliases(a)
-    if registry.get(b).has_hook("runners", "check_score_flags"):
-        registry.get(b).hook("runners", "check_score_flags")(a)
+    hook(b, "check_score_flags", _nothing)(a)
     _refuse_other_benchmarks_flags(a)
     fixable = _fixable()
     if a.fixed and b not in fixable:
@@ -174,7 +173,11 @@ def check_score_args(a) -> Plan:
                     "reference does", "--skip-invalid/--as-reference")
     a.judge = _judge_spec(a)
     checks.judge_spec(a.judge)
-    return registry.get(b).hook("runners", "score_plan")(a, Checked())
+    return hook(b, "score_plan")(a, Checked())
+
+
+def _nothing(a) -> None:
+    """An optional per-benchmark step a benchmark does not have."""
 
 
 def _given(value) -> bool:
@@ -194,9 +197,9 @@ def _merge_aliases(a) -> None:
 
 def _refuse_other_benchmarks_flags(a) -> None:
     """A flag that is another benchmark's own (its runners hook SCORE_FLAGS) is refused, naming that benchmark."""
-    own = set(hook_value(a.benchmark, "SCORE_FLAGS"))
+    own = set(hook(a.benchmark, "SCORE_FLAGS", ()))
     for other in benchmarks():
-        given = [a.flag_names[d] for d in hook_value(other, "SCORE_FLAGS") if d not in own and _given(getattr(a, d))]
+        given = [a.flag_names[d] for d in hook(other, "SCORE_FLAGS", ()) if d not in own and _given(getattr(a, d))]
         if other != a.benchmark and given:
             raise usage(f"applies to {other} only ({', '.join(given)})", ", ".join(given))
 
@@ -211,7 +214,7 @@ def _judge_spec(a):
         if not sep or not k:
             raise usage(f"expected KEY=VALUE, found {pair!r}", "--judge-arg")
         args[k.strip()] = v.strip()
-    prompts = hook_value(a.benchmark, "JUDGE_PROMPTS", {}) if a.judge_prompt is not None else {}
+    prompts = hook(a.benchmark, "JUDGE_PROMPTS", {}) if a.judge_prompt is not None else {}
     if a.judge_prompt is not None and a.judge_prompt not in prompts:
         raise usage(f"expected {' or '.join(prompts)}, found {a.judge_prompt!r}", "--judge-prompt")
     if spec is None:
