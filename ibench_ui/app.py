@@ -13,19 +13,16 @@ from ibench_ui.compare import build_compare
 from ibench_ui.context import AppContext
 from ibench_ui.guard import guard_functions
 from ibench_ui.leaderboard import build_leaderboard
-from ibench_ui.render import BROWSE_PLAYER_JS
-from ibench_ui.runs import RUNS_CSS, build_runs
-from ibench_ui.session import build_session, session_head
+from ibench_ui.runs import build_runs
+from ibench_ui.session import build_session
+from ibench_ui.static_route import link_tags
 
-CSS = """
-.ib-table { border-collapse: collapse; font-size: 0.9em; }
-.ib-table td, .ib-table th { border: 1px solid #ccc; padding: 2px 6px; }
-.ib-novideo { padding: 2em; background: #222; color: #eee; text-align: center; }
-"""
+# the studio's styles (static/); each tab's script comes with the element that uses it
+STUDIO_CSS = ("base.css", "session.css", "timeline.css", "runs.css")
 
 
 def page_head() -> str:
-    return session_head() + BROWSE_PLAYER_JS
+    return link_tags(STUDIO_CSS)
 
 
 def build_app(ctx: AppContext, routes: dict | None = None) -> gr.Blocks:
