@@ -91,7 +91,7 @@
       if (!S.human) { status("In this session only the model responds.", true); return; }
       flash($("#respond-btn"));
       if (S.practice) { practiceSeen("press", m, ""); return; }
-      P.post("respond", { ...base("press"), ...m }, true).then(P.accepted, () => {});
+      P.post("respond", { ...P.base("press"), ...m }, true).then(P.accepted, () => {});
     }
 
     function practiceSeen(kind, m, text) {
@@ -113,7 +113,7 @@
       const box = $("#response-text");
       const text = (box.value || "").trim();
       if (!text) { status("Type a response before sending; nothing was logged.", true); box.focus(); return; }
-      const payload = { ...base("text"), ...m, text, typing_started_t: S.typingT };
+      const payload = { ...P.base("text"), ...m, text, typing_started_t: S.typingT };
       box.value = ""; S.typingT = null;
       if (S.practice) { practiceSeen("text", m, text); return; }
       P.post("respond", payload, true).then(P.accepted, () => {});
@@ -193,7 +193,7 @@
       const startMedia = Math.max(0, first.media - first.data.length / rate);
       const bytes = new Uint8Array(pcm.buffer);
       let bin = ""; for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-      const payload = { ...base("speech"), source: rec.source, sample_rate: outRate, pcm_b64: btoa(bin),
+      const payload = { ...P.base("speech"), source: rec.source, sample_rate: outRate, pcm_b64: btoa(bin),
         chunk_ends: ends, start_media_t: startMedia, press_media_t: rec.pressMedia, page_id: S.pageId };
       P.post("speak", payload, false).then((res) => { P.accepted(res); if (res && res.ok) micUi(S.handsfree ? "Hands-free: listening" : "Hold to talk"); else if (res) micUi(res.error, true); },
         () => micUi("Could not send the recording.", true));

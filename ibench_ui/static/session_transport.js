@@ -107,6 +107,6 @@
 
     function setPending() { const n = S.inflight.size; const el = $("#respond-btn"); if (el) el.dataset.pending = n; }
 
-    return { accepted, call, flushOutbox, post, withCreds };
+    return { accepted, base, call, flushOutbox, post, withCreds };
   };
 })(window.ibenchSession);
