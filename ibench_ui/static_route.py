@@ -1,5 +1,5 @@
 """The pages' own JS and CSS: a fixed list of files under `static/`, read once and served by the host at
-`/ib-static/<name>?v=<content hash>` (ibench_ui.host), and the `<script>`/`<link>` tags a page loads them with.
+`/ib-static/<name>?v=<content hash>` (ibench_ui.host), and the script and link tags a page loads them with.
 
 A name from the browser is only ever a key into that list, never a path: anything else under the prefix is 404.
 The hash in each URL changes with the file, so a deploy is picked up at once while an unchanged file stays
@@ -47,7 +47,7 @@ def static_url(name: str) -> str:
 
 
 def script_tags(names: Iterable[str]) -> str:
-    """`<script src>` tags, in order (Gradio runs a head's scripts in order, before the component's js_on_load)."""
+    """Script tags with src, in order (Gradio runs a head's scripts in order, before the component's js_on_load)."""
     return "".join(f'<script src="{static_url(n)}"></script>' for n in names)
 
 

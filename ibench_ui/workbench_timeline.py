@@ -100,22 +100,19 @@ def workbench_html(item: Optional[Item], video_id: str, *, show_targets: bool = 
 def build_controls(video_id: str, with_targets: bool) -> None:
     """Step buttons with text labels (no glyphs a font may lack) and the script that drives the timeline
     (static/timeline.js, loaded with an empty element of its own)."""
-    P = "window.ibPlayer"
     prefix = video_id.split("-")[0]
     with gr.Row():
-        specs = []
+        # (label, ibPlayer method, its argument after the video id, element id suffix)
+        specs = [("Prev target", "target", "-1", "prev-target")] if with_targets else []
+        specs += [("−1 s", "step", "-1", "back-1s"), ("−0.1 s", "step", "-0.1", "back-01"),
+                  ("−1 frame", "frame", "-1", "back-frame"), ("Play / pause", "toggle", "", "play"),
+                  ("+1 frame", "frame", "1", "fwd-frame"), ("+0.1 s", "step", "0.1", "fwd-01"),
+                  ("+1 s", "step", "1", "fwd-1s")]
         if with_targets:
-            specs.append(("Prev target", f"{P}.target('{video_id}', -1)", "prev-target"))
-        specs += [("−1 s", f"{P}.step('{video_id}', -1)", "back-1s"), ("−0.1 s", f"{P}.step('{video_id}', -0.1)", "back-01"),
-                  ("−1 frame", f"{P}.frame('{video_id}', -1)", "back-frame"),
-                  ("Play / pause", f"{P}.toggle('{video_id}')", "play"),
-                  ("+1 frame", f"{P}.frame('{video_id}', 1)", "fwd-frame"), ("+0.1 s", f"{P}.step('{video_id}', 0.1)", "fwd-01"),
-                  ("+1 s", f"{P}.step('{video_id}', 1)", "fwd-1s")]
-        if with_targets:
-            specs.append(("Next target", f"{P}.target('{video_id}', 1)", "next-target"))
-        for label, js, suffix in specs:
+            specs.append(("Next target", "target", "1", "next-target"))
+        for label, method, arg, suffix in specs:
             b = gr.Button(label, size="sm", min_width=70, elem_id=f"{prefix}-{suffix}")
-            b.click(None, None, None, js=f"() => {js}")
+            b.click(None, None, None, js=f"() => window.ibPlayer.{method}('{video_id}'{', ' + arg if arg else ''})")
     gr.HTML("", head=script_tags(["timeline.js"]), elem_id=f"{prefix}-wb-assets")  # its CSS is in the page's head
 
 

@@ -328,6 +328,8 @@
     /* the value a hidden Gradio button hands to the server: the last capture or drag, as JSON */
     take(id, what) { const s = st(id); const v = what === "drag" ? s.drag : s.capture; return v ? JSON.stringify(v) : ""; },
     pick(sel) { return window.ibTimeline._pick || ""; },
+    /* the reaction-time calibration the page measured last (JSON), for the hidden apply button ("" before one) */
+    takeCalibration() { return window.ibTimeline.calibration || ""; },
     /* "Use player time" (Review, adjudication): the time of the fresh snapshot taken at the button's pointerdown,
        else of the playhead now, as "t.ttt" ("" without a player). */
     useTime(id) { let c = P.capture(id); if (!c || !c.fresh) c = P.snapshot(id, "playhead"); if (!c) return "";
