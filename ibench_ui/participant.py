@@ -16,7 +16,7 @@ from ibench_ui.session import SESSION_JS, SESSION_MOUNT, SessionService, session
 from ibench_ui.static_route import link_tags, script_tags
 
 # the study page's styles (static/): its head loads these and nothing of the studio's
-PARTICIPANT_CSS = ("base.css", "session.css", "participant.css")
+PARTICIPANT_CSS = ("base.css", "session.css")
 BAD_LINK = ("This study link is not valid or has been closed. Check that you opened the whole link; "
             "if it still fails, contact the study's organiser.")
 
