@@ -13,19 +13,16 @@ from ibench_ui.context import AppContext
 from ibench_ui.guard import PUBLIC, Events
 from ibench_ui.host import build_host, check_bind, free_port, is_loopback
 from ibench_ui.leaderboard import build_leaderboard
-from ibench_ui.render import BROWSE_PLAYER_JS
 from ibench_ui.runs import build_runs
-from ibench_ui.session import build_session, session_head
+from ibench_ui.session import build_session
+from ibench_ui.static_route import link_tags
 
-CSS = """
-.ib-table { border-collapse: collapse; font-size: 0.9em; }
-.ib-table td, .ib-table th { border: 1px solid #ccc; padding: 2px 6px; }
-.ib-novideo { padding: 2em; background: #222; color: #eee; text-align: center; }
-"""
+# the studio's styles (static/); each tab's script comes with the element that uses it
+STUDIO_CSS = ("base.css", "session.css", "timeline.css", "runs.css")
 
 
 def page_head() -> str:
-    return session_head() + BROWSE_PLAYER_JS
+    return link_tags(STUDIO_CSS)
 
 
 def build_studio(ctx: AppContext, routes: dict | None = None) -> tuple[gr.Blocks, Events]:
@@ -68,6 +65,11 @@ def _initial_tab(request: gr.Request):
     return gr.skip()
 
 
+def web_app(ctx: AppContext):
+    """The whole web host (ibench_ui.host) with this studio mounted at /."""
+    return build_host(ctx, lambda routes: build_app(ctx, routes), page_head())
+
+
 def serve(ctx: AppContext, host: str = "127.0.0.1", port: Optional[int] = None) -> int:
     """Serve the host app (participant app at /study/, media at /media/, studio at /) until stopped.
     Refuses (returns 2) to listen beyond loopback while no account exists."""
@@ -79,7 +81,7 @@ def serve(ctx: AppContext, host: str = "127.0.0.1", port: Optional[int] = None) 
         print(f"error: {why}", file=sys.stderr)
         return 2
     port = port or free_port(host)
-    app = build_host(ctx, lambda routes: build_app(ctx, routes), CSS, page_head())
+    app = web_app(ctx)
     print(f"* ibench-ui on http://{host}:{port}/  (study links: http://{host}:{port}/study/?t=TOKEN)", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3)
     return 0

@@ -8,6 +8,7 @@ import gradio as gr
 from ibench_ui.context import AppContext, find_item
 from ibench_ui.guard import SIGNED_IN, Events
 from ibench_ui.render import esc, item_details_html, video_html
+from ibench_ui.static_route import script_tags
 
 
 def _item_choices(ctx: AppContext, benchmark: str) -> list[tuple[str, str]]:
@@ -53,7 +54,8 @@ def build_browse(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = No
                            interactive=unlocked)
     with gr.Row():
         with gr.Column(scale=3):
-            player = gr.HTML(video_html(None), elem_id="browse-player", js_on_load=None)
+            player = gr.HTML(video_html(None), elem_id="browse-player", head=script_tags(["browse.js"]),
+                             js_on_load="ibBrowse.mount()")
         with gr.Column(scale=2):
             details = gr.HTML("", elem_id="browse-details", js_on_load=None)
     problems = gr.HTML("", elem_id="browse-problems", js_on_load=None)

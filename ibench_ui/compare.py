@@ -13,31 +13,12 @@ from annotation.auth import STAFF
 from ibench_ui.context import AppContext
 from ibench_ui.guard import Events
 from ibench_ui.render import esc, video_html
+from ibench_ui.static_route import script_tags
 from runners.report import (LABEL_COLORS, item_lanes, lane_counts, responders, timeline_figure, timeline_png,
                             _safe)
 
 VIDEO_ID = "compare-video"
 MAX_DEFAULT_LANES = 6
-
-# Plotly's graph div gets an event emitter; attach a click -> seek handler to every new plot in the tab.
-SEEK_JS = r"""
-if (!window.__ibCompareSeek) {
-  window.__ibCompareSeek = setInterval(() => {
-    document.querySelectorAll('#compare-plot .js-plotly-plot').forEach(gd => {
-      if (gd.__ibSeek || typeof gd.on !== 'function') return;
-      gd.__ibSeek = true;
-      gd.on('plotly_click', ev => {
-        const p = ev && ev.points && ev.points[0];
-        if (!p) return;
-        const t = Array.isArray(p.customdata) ? Number(p.customdata[0]) : Number(p.x);
-        const v = document.querySelector('#compare-video');
-        if (v && isFinite(t)) { v.pause(); v.currentTime = Math.max(0, t); v.dataset.seeked = String(t); }
-      });
-    });
-  }, 400);
-}
-"""
-
 
 def responder_choices(ctx: AppContext, benchmark: str) -> list[tuple[str, str]]:
     ds = ctx.dataset(benchmark)
@@ -74,8 +55,7 @@ def lanes_html(ctx: AppContext, benchmark: str, lanes) -> str:
         return '<div id="compare-lanes"><p>Choose one or more responders.</p></div>'
     rows = []
     for ln, (label, counts) in zip(lanes, lane_counts(lanes, benchmark)):
-        chips = " ".join(f'<span class="ib-chip" style="background:{LABEL_COLORS.get(k, "#888")};color:#fff;padding:1px 6px;'
-                         f'border-radius:8px;margin-right:4px">'
+        chips = " ".join(f'<span class="ib-chip" style="background:{LABEL_COLORS.get(k, "#888")}">'
                          f'{esc(k)}: {v}</span>' for k, v in counts.items()) or "<i>no responses</i>"
         if not ln.covered:
             chips = "<i>this responder did not cover this item</i>"
@@ -133,7 +113,8 @@ def build_compare(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = N
     video0, fig0, lanes0 = render(ctx, first, item0, keys0)
     with gr.Row():
         with gr.Column(scale=2):
-            player = gr.HTML(video0, elem_id="compare-player", js_on_load=SEEK_JS)
+            player = gr.HTML(video0, elem_id="compare-player", head=script_tags(["compare.js"]),
+                             js_on_load="ibCompare.mount()")  # a click on a plotted response seeks the player
         with gr.Column(scale=3):
             lanes = gr.HTML(lanes0, elem_id="compare-lanes-box", js_on_load=None)
     plot = gr.Plot(fig0, elem_id="compare-plot", label="Timeline (click a response to seek the video)")

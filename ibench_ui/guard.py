@@ -29,7 +29,7 @@ Roles = Union[tuple[str, ...], str]
 @dataclass
 class Event:
     """One registered event function: who may call it, whether a refusal is silent, the function itself,
-    and what Gradio was given: the checked function (which calls `fn`) and its inputs (the token among them)."""
+    and what Gradio was given: the checked wrapper that calls `fn` and its inputs (the token among them)."""
     name: str
     roles: Roles
     quiet: bool

@@ -2,6 +2,8 @@
 
   /study/     the participant app (ibench_ui.participant): a study link's session, nothing else
   /media/<id> item media by opaque id, with HTTP Range (ibench_ui.media_route)
+  /ib-static/<name>
+              the pages' own JS and CSS, a fixed list of files (ibench_ui.static_route)
   /           the staff studio (ibench_ui.app): every function checks the caller's role on the server
   /api/respond, /study/api/respond
               the response path (a press or typed answer) as a plain JSON route: the same checked
@@ -24,6 +26,7 @@ from fastapi.responses import FileResponse, PlainTextResponse, Response
 
 from ibench_ui.context import AppContext
 from ibench_ui.media_route import MediaIndex
+from ibench_ui.static_route import STATIC_PREFIX, static_response
 
 RESPOND_THREADS = 64  # worker threads for the response route: enough waiters for the store's group commit
 
@@ -151,13 +154,12 @@ class FastRoutes:
                        headers={"Cache-Control": "no-store"})(scope, receive, send)
 
 
-def build_host(ctx: AppContext, build_studio: Callable[[dict], gr.Blocks], css: str, head: str) -> "FastRoutes":
+def build_host(ctx: AppContext, build_studio: Callable[[dict], gr.Blocks], studio_head: str) -> "FastRoutes":
     """The web app: the FastAPI app with the media route, the participant app and the studio mounted,
     behind the plain response routes (FastRoutes). `build_studio(routes)` builds the staff studio
-    (ibench_ui.app, which calls this: so the host never imports it back), filling `routes`; `css` and
-    `head` are what both apps' pages share."""
-    from ibench_ui.participant import PARTICIPANT_CSS, build_participant_app
-    from ibench_ui.runs import RUNS_CSS
+    (ibench_ui.app, which calls this: so the host never imports it back), filling `routes`; `studio_head` is its
+    pages' head (the study page has its own, ibench_ui.participant)."""
+    from ibench_ui.participant import build_participant_app, participant_head
 
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     index = MediaIndex(ctx)
@@ -169,15 +171,19 @@ def build_host(ctx: AppContext, build_studio: Callable[[dict], gr.Blocks], css: 
             return PlainTextResponse("Not found.", status_code=404)
         return FileResponse(path, headers={"Cache-Control": "private, max-age=3600"})
 
+    @app.get(STATIC_PREFIX + "{name:path}")  # every path under the prefix ends here: listed files, else 404
+    async def static(name: str, request: Request):
+        return static_response(name, request.query_params.get("v", ""), request.headers.get("if-none-match"))
+
     participant_routes: dict = {}
     studio_routes: dict = {}
     participant = build_participant_app(ctx, routes=participant_routes)
     participant.queue(default_concurrency_limit=16)
     studio = build_studio(studio_routes)
     studio.queue(default_concurrency_limit=16)
-    gr.mount_gradio_app(app, participant, path=STUDY_MOUNT, css=css + PARTICIPANT_CSS, head=head, footer_links=[],
+    gr.mount_gradio_app(app, participant, path=STUDY_MOUNT, head=participant_head(), footer_links=[],
                         show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
-    gr.mount_gradio_app(app, studio, path="", css=css + RUNS_CSS, head=head, footer_links=["api"],
+    gr.mount_gradio_app(app, studio, path="", head=studio_head, footer_links=["api"],
                         show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
     app.add_middleware(Guard)
     fast = {f"{STUDY_MOUNT}/api/respond": participant_routes["respond"], "/api/respond": studio_routes["respond"]}

@@ -13,31 +13,10 @@ from annotation.auth import STAFF
 from ibench_ui.context import AppContext
 from ibench_ui.guard import Events
 from ibench_ui.render import esc
+from ibench_ui.static_route import script_tags
 from runners.report import (HEADLINE, BenchmarkTables, benchmark_tables, compare_link, leaderboard,
                             markdown_section, responders, write_report, zip_dir, POOLED_HUMANS)
 from scoring.bootstrap import DEFAULT_MIN_N
-
-# click a header to sort by it (numbers by data-sort, text otherwise); click again to reverse
-SORT_JS = r"""
-element.addEventListener('click', ev => {
-  const th = ev.target.closest('th[data-col]');
-  if (!th) return;
-  const table = th.closest('table'); const body = table.tBodies[0];
-  const col = Number(th.dataset.col);
-  const dir = th.dataset.dir === 'desc' ? 'asc' : 'desc';
-  table.querySelectorAll('th').forEach(h => delete h.dataset.dir);
-  th.dataset.dir = dir;
-  const key = tr => { const td = tr.children[col]; const v = td ? td.dataset.sort : undefined;
-                      return v === undefined || v === '' ? null : (isNaN(Number(v)) ? v : Number(v)); };
-  const rows = Array.from(body.rows);
-  rows.sort((a, b) => { const x = key(a), y = key(b);
-    if (x === null && y === null) return 0; if (x === null) return 1; if (y === null) return -1;
-    const c = (typeof x === 'number' && typeof y === 'number') ? x - y : String(x).localeCompare(String(y));
-    return dir === 'asc' ? c : -c; });
-  rows.forEach(r => body.appendChild(r));
-});
-"""
-
 
 def compute_tables(ctx: AppContext, n_resamples: int, seed: int,
                    min_n: int = DEFAULT_MIN_N) -> dict[str, BenchmarkTables]:
@@ -96,7 +75,7 @@ def build_leaderboard(ctx: AppContext, events: Events, tab=None) -> None:
                           elem_id="leaderboard-min-n")
         refresh = gr.Button("Refresh", elem_id="leaderboard-refresh", scale=0)
     board = gr.HTML('<div id="leaderboard"><p>Press Refresh to compute.</p></div>', elem_id="leaderboard-box",
-                    js_on_load=SORT_JS)
+                    head=script_tags(["leaderboard.js"]), js_on_load="ibLeaderboard.sortable(element)")
     tables_md = gr.Markdown("", elem_id="leaderboard-tables")
     with gr.Row():
         report_btn = gr.Button("Build report (Markdown, CSV, figures) as zip", elem_id="leaderboard-report", scale=0)

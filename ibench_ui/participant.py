@@ -12,10 +12,11 @@ import gradio as gr
 
 from annotation.studies import resolve_token
 from ibench_ui.context import AppContext
-from ibench_ui.session import SessionService, session_markup
+from ibench_ui.session import SESSION_JS, SESSION_MOUNT, SessionService, session_markup
+from ibench_ui.static_route import link_tags, script_tags
 
-# the page scrolls "Next" into view after an item; keep it clear of the viewport's edge (sub-pixel layout)
-PARTICIPANT_CSS = "#next-btn { scroll-margin-bottom: 12px; }\n"
+# the study page's styles (static/): its head loads these and nothing of the studio's
+PARTICIPANT_CSS = ("base.css", "session.css")
 BAD_LINK = ("This study link is not valid or has been closed. Check that you opened the whole link; "
             "if it still fails, contact the study's organiser.")
 
@@ -52,6 +53,11 @@ class ParticipantService:
         return getattr(self.svc, name)(scoped)
 
 
+def participant_head() -> str:
+    """The study page's `<head>`: its stylesheets (its scripts come with the session player's element)."""
+    return link_tags(PARTICIPANT_CSS)
+
+
 def build_participant_app(ctx: AppContext, svc: SessionService | None = None, routes: dict | None = None) -> gr.Blocks:
     """The study page; `routes`, when given, receives the hot functions the host also serves as plain JSON
     routes (see ibench_ui.host), each the same token-scoped function the page's server functions call."""
@@ -83,7 +89,7 @@ def build_participant_app(ctx: AppContext, svc: SessionService | None = None, ro
 
     with gr.Blocks(title="Study session") as demo:
         gr.HTML(session_markup(ctx, participant=True), elem_id="session-root", padding=False,
-                js_on_load="window.ibenchSession.mount(element, server);",
+                head=script_tags(SESSION_JS), js_on_load=SESSION_MOUNT,
                 server_functions=[open_session, item_sets, respond, speak, correct, finish_item, asr_status,
                                   clock, wait_model, model_stop, study_step, calibrate, model_check, hear])
     return demo

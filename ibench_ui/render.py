@@ -18,27 +18,10 @@ def media_url(path: str | Path) -> str:
     return _url(path)
 
 
-BROWSE_PLAYER_JS = """
-<script>
-/* One #stream-video per page. The Browse player carries that id until the Session tab is mounted;
-   from then on the session player owns it and the Browse player is #browse-video. */
-(function () {
-  function arbitrate() {
-    const b = document.querySelector('video[data-ib-player="browse"]');
-    if (!b) return;
-    const want = document.querySelector('#session-player video') ? 'browse-video' : 'stream-video';
-    if (b.id !== want) b.id = want;
-  }
-  new MutationObserver(arbitrate).observe(document.documentElement, {subtree: true, childList: true});
-})();
-</script>
-"""
-
-
 def video_html(item: Optional[Item], elem_id: str = "stream-video", controls: bool = True,
                role: str = "") -> str:
     """A plain HTML5 player for the item's stream, or a notice when the item has no playable media.
-    `role` marks the player for the page script that keeps element ids unique (see BROWSE_PLAYER_JS)."""
+    `role` marks the player for the page script that keeps element ids unique (static/browse.js)."""
     if item is None:
         return f'<div class="ib-novideo" id="{esc(elem_id)}-empty">Choose an item.</div>'
     path = item.stream.video_path
@@ -47,7 +30,7 @@ def video_html(item: Optional[Item], elem_id: str = "stream-video", controls: bo
     ctrl = " controls" if controls else ""
     marker = f' data-ib-player="{esc(role)}"' if role else ""
     return (f'<video id="{esc(elem_id)}" src="{esc(media_url(path))}" preload="auto" playsinline{ctrl}{marker} '
-            f'data-item="{esc(item.id)}" style="width:100%;max-height:60vh;background:#000"></video>')
+            f'data-item="{esc(item.id)}" class="ib-video"></video>')
 
 
 def fmt_time(t: Optional[float]) -> str:

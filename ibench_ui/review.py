@@ -24,10 +24,6 @@ from ibench_ui.workbench_timeline import (build_controls, hidden_picker, pick_ta
 
 VIDEO_ID = "review-video"
 # the player time for a box: the fresh capture (a key press) if any, else the playhead
-SNAP_JS = ("(id) => { const P = window.ibPlayer; if (!P) return ''; let c = P.capture(id);"
-           " if (!c || !c.fresh) c = P.snapshot(id, 'playhead'); c.fresh = false; return c.t.toFixed(3); }")
-
-
 def when(ts: float) -> str:
     """A record's time, readable: UTC to the second."""
     return _dt.datetime.fromtimestamp(float(ts), _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -321,10 +317,10 @@ def _wire_edits(events: Events, svc: ReviewService, ui) -> None:
               api_name="review_item")
     events.on(ui.field.input, on_field, [*at, ui.field], [ui.current, ui.msg], roles=SIGNED_IN,
               api_name="review_field")
-    ui.use_time.click(None, None, [ui.value], js=f"() => ({SNAP_JS})('{VIDEO_ID}')")
-    ui.adj_time.click(None, None, [ui.decision], js=f"() => ({SNAP_JS})('{VIDEO_ID}')")
+    ui.use_time.click(None, None, [ui.value], js=f"() => window.ibTimeline.useTime('{VIDEO_ID}')")
+    ui.adj_time.click(None, None, [ui.decision], js=f"() => window.ibTimeline.useTime('{VIDEO_ID}')")
     ui.drag_apply.click(None, None, [ui.drag],
-                        js=f"() => (window.ibTimeline ? window.ibTimeline.take('{VIDEO_ID}', 'drag') : '')")
+                        js=f"() => window.ibTimeline.take('{VIDEO_ID}', 'drag')")
     events.on(ui.drag.change, on_drag, [*at, ui.drag], [ui.field, ui.current, ui.value, ui.msg], roles=SIGNED_IN,
               api_visibility="private")
     events.on(ui.save.click, on_save, [*at, ui.field, ui.value, ui.reason],

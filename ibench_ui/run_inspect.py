@@ -200,16 +200,3 @@ def run_label(run) -> str:
     if cfg.get("items"):
         bits.append(f"{len(cfg['items'])} listed items")
     return f"{when} · " + " · ".join(str(b) for b in bits if b)
-
-
-DRILL_CSS = """
-.ib-drill-panes { display: flex; gap: 12px; align-items: flex-start; }
-.ib-drill-panes > .ib-pane { flex: 1; min-width: 0; overflow-x: auto; }
-.ib-drill td { vertical-align: top; }
-.ib-drill figure { display: inline-block; margin: 0 2px 2px 0; text-align: center; font-size: 10px; }
-.ib-thumb { width: 96px; height: auto; display: block; background: #000; }
-.ib-drill .ib-pre { white-space: pre-wrap; max-height: 9em; overflow: auto; margin: 0; font-size: 11px; max-width: 26em; }
-.ib-drill .ib-more { font-size: 11px; color: #555; }
-.ib-drill tr.ib-v-error td { background: #fff5f5; }
-.ib-drill tr.ib-v-silent td { color: #666; }
-"""

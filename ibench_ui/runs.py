@@ -10,7 +10,7 @@ import gradio as gr
 from ibench_ui.context import AppContext
 from ibench_ui.guard import SIGNED_IN, Events
 from ibench_ui.render import esc
-from ibench_ui.run_inspect import DRILL_CSS, FILTERS, drill_html, run_label
+from ibench_ui.run_inspect import FILTERS, drill_html, run_label
 
 RUN_ROLES = ("admin",)            # starting or cancelling a run loads and runs a model: an admin action
 VIEW_ROLES = ("admin", "reviewer")
@@ -264,11 +264,3 @@ def _run_item_ids(ctx: AppContext, run_id) -> list[str]:
 def report_html(ctx: AppContext, run_id: str) -> str:
     """The run's printed report in a monospace block, so its table keeps its columns."""
     return f'<pre class="ib-report" id="runs-report-text">{esc(run_report_text(ctx, run_id))}</pre>'
-
-
-RUNS_CSS = DRILL_CSS + """
-.ib-report { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; white-space: pre; overflow-x: auto;
-  background: #f8f8f8; border: 1px solid #ddd; padding: 8px; }
-.ib-progress { display:inline-block; width: 120px; height: 10px; background:#ddd; margin-right:6px; }
-.ib-progress > div { height: 100%; background: #3b82f6; }
-"""

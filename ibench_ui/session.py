@@ -31,6 +31,7 @@ from annotation.dataset import Dataset
 from annotation.model import Item, Response, Session
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, media_url, table_html
+from ibench_ui.static_route import script_tags
 from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, validate_protocol
 from ibench_ui import study_flow
 from annotation.calibration import CalibrationError, summarize as summarize_calibration
@@ -38,7 +39,6 @@ from annotation.studies import get_study
 from ibench_ui.timeline import HUMAN_LANE, is_model, lane_of, model_mark_html, row_html, timeline_html
 from scoring.live import score_responses
 
-STATIC = Path(__file__).resolve().parent / "static"
 RESPONSE_KINDS = ("press", "text")
 MAX_TEXT = 2000
 MAX_CLIP_S = 30.0
@@ -918,11 +918,10 @@ def _fmt(v: Any) -> str:
 
 # -- Gradio wiring ----------------------------------------------------------------------------
 
-def session_head() -> str:
-    """The <style> and <script> the tab needs in the page head (launch(head=...))."""
-    css = (STATIC / "session.css").read_text(encoding="utf-8")
-    js = (STATIC / "session.js").read_text(encoding="utf-8")
-    return f"<style>{css}</style>\n<script>{js}</script>"
+# the player's script (static/): session.js first, then its parts; the element's js_on_load hands it the page
+SESSION_JS = ("session.js", "session_transport.js", "session_input.js", "session_clock.js", "session_model.js",
+              "session_flow.js")
+SESSION_MOUNT = "ibenchSession.mount(element, server)"
 
 
 def session_markup(ctx: AppContext, participant: bool = False) -> str:
@@ -935,7 +934,7 @@ def session_markup(ctx: AppContext, participant: bool = False) -> str:
                      for p, c in sorted(PROTOCOLS.items()))
     return f"""
 <div class="ib-session" id="ib-session">
- <form id="session-setup" class="ib-setup" autocomplete="off" onsubmit="return false"{" hidden" if participant else ""}>
+ <form id="session-setup" class="ib-setup" autocomplete="off"{" hidden" if participant else ""}>
   <label>Participant id <input id="session-participant" name="participant" maxlength="64" required></label>
   <label>Benchmark <select id="session-benchmark" name="benchmark">{opts}</select></label>
   <label>Items <select id="session-mode"><option value="random">N at random</option>
@@ -1064,8 +1063,8 @@ def build_session(ctx: AppContext, service: Optional[SessionService] = None,
             return {"ok": False, "error": NOT_SIGNED_IN}
         return await svc.wait_model(req)
 
-    gr.HTML(session_markup(ctx), elem_id="session-root", padding=False,
-            js_on_load="window.ibenchSession.mount(element, server);",
+    gr.HTML(session_markup(ctx), elem_id="session-root", padding=False, head=script_tags(SESSION_JS),
+            js_on_load=SESSION_MOUNT,
             server_functions=[open_session, item_sets, respond, speak, correct, finish_item, asr_status,
                               clock, wait_model, model_stop, study_step, calibrate,
                               model_check, hear])

@@ -26,12 +26,6 @@ from ibench_ui.workbench_timeline import (build_controls, hidden_picker, pick_ta
 VIDEO_ID = "verify-video"
 PAD = 0.5  # seconds shown either side of a prefix interval on the timeline
 # the player time and its capture for the mark box: the fresh capture of `src` if any, else a new snapshot
-SNAP_JS = ("(id, src) => { const P = window.ibPlayer; if (!P) return ['', ''];"
-           " let c = P.capture(id); const v = P.video(id);"
-           " if (!c || c.source !== src || !c.fresh) { c = P.snapshot(id, src); }"
-           " c.fresh = false; return [c.t.toFixed(3), JSON.stringify(c)]; }")
-
-
 def request_html(item: Optional[Item]) -> str:
     if item is None:
         return ""
@@ -260,8 +254,8 @@ def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], 
                                             ui.frames, ui.queue], roles=SIGNED_IN, api_name="verify_item")
     events.on(ui.event.change, on_event, [*at, ui.event], [ui.reveal, ui.msg], roles=SIGNED_IN,
               api_name="verify_reveal")
-    ui.use_time.click(None, None, [ui.mark, ui.capture], js=f"() => ({SNAP_JS})('{VIDEO_ID}', 'playhead')")
-    ui.keymark.click(None, None, [ui.mark, ui.capture], js=f"() => ({SNAP_JS})('{VIDEO_ID}', 'key')")
+    ui.use_time.click(None, None, [ui.mark, ui.capture], js=f"() => window.ibTimeline.useMark('{VIDEO_ID}', 'playhead')")
+    ui.keymark.click(None, None, [ui.mark, ui.capture], js=f"() => window.ibTimeline.useMark('{VIDEO_ID}', 'key')")
     mark_out = [ui.reveal, ui.msg, ui.bar, ui.queue]
     events.on(ui.submit.click, on_submit, [*at, ui.event, ui.mark, ui.unit, ui.capture], mark_out, roles=SIGNED_IN,
               api_name="verify_submit")
@@ -290,7 +284,7 @@ def _wire_offset(events: Events, svc: VerifyService, ui) -> None:
 
     events.on(ui.off_set.click, on_offset, [ui.token, ui.off_in], [ui.offset, ui.msg], roles=SIGNED_IN,
               api_name="verify_offset")
-    ui.calib_apply.click(None, None, [ui.calib], js="() => (window.ibTimeline && window.ibTimeline.calibration) || ''")
+    ui.calib_apply.click(None, None, [ui.calib], js="() => window.ibTimeline.takeCalibration()")
     events.on(ui.calib.change, on_calibrate, [ui.token, ui.calib], [ui.offset, ui.msg], roles=SIGNED_IN,
               api_visibility="private")
 
@@ -327,9 +321,7 @@ def _wire_walk(events: Events, svc: VerifyService, ui) -> None:
               api_name="prefix_clear")
     events.on(ui.hit.click, on_verdict(True), [*at, ui.cur], [*outs, ui.queue], roles=SIGNED_IN, api_name="prefix_hit")
     events.on(ui.back.click, on_back, [*at, ui.cur], outs, roles=SIGNED_IN, api_name="prefix_back")
-    ui.play.click(None, None, None, js="() => { const el = document.getElementById('verify-prefix-current');"
-                  f" if (el && window.ibPlayer) window.ibPlayer.playRange('{VIDEO_ID}', parseFloat(el.dataset.start),"
-                  " parseFloat(el.dataset.end)); }")
+    ui.play.click(None, None, None, js=f"() => window.ibTimeline.playInterval('{VIDEO_ID}')")
 
 
 def _f(x: Optional[float], pct: bool = False) -> str:

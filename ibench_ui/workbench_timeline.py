@@ -5,7 +5,6 @@ that staff can drag, marks as points, a loop region and playback rate 0.25-2x, d
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Iterable, Optional
 
 import gradio as gr
@@ -13,9 +12,9 @@ import gradio as gr
 from annotation import registry
 from annotation.model import Item
 from ibench_ui.render import esc
+from ibench_ui.static_route import script_tags
 from ibench_ui.waveform import PEAKS_PER_SECOND, file_peaks_b64
 
-STATIC = Path(__file__).resolve().parent / "static"
 RATES = ["0.25", "0.5", "0.75", "1", "1.25", "1.5", "2"]
 SHORTCUTS = [
     ("Space / k", "play / pause"), ("← / →", "−1 s / +1 s"), ("Shift+← / Shift+→", "−0.1 s / +0.1 s"),
@@ -98,33 +97,23 @@ def workbench_html(item: Optional[Item], video_id: str, *, show_targets: bool = 
             f'aria-label="timeline"></canvas>{keys_sheet()}{extra}</div>')
 
 
-def assets_js() -> str:
-    """`js_on_load` source that installs the timeline's CSS and script once per page."""
-    css = (STATIC / "timeline.css").read_text(encoding="utf-8")
-    js = (STATIC / "timeline.js").read_text(encoding="utf-8")
-    return ("if (!document.getElementById('ib-wb-css')) { const s = document.createElement('style'); "
-            f"s.id = 'ib-wb-css'; s.textContent = {json.dumps(css)}; document.head.appendChild(s); }}\n" + js)
-
-
 def build_controls(video_id: str, with_targets: bool) -> None:
-    """Step buttons with text labels (no glyphs a font may lack) and the script that drives the timeline."""
-    P = "window.ibPlayer"
+    """Step buttons with text labels (no glyphs a font may lack) and the script that drives the timeline
+    (static/timeline.js, loaded with an empty element of its own)."""
     prefix = video_id.split("-")[0]
     with gr.Row():
-        specs = []
+        # (label, ibPlayer method, its argument after the video id, element id suffix)
+        specs = [("Prev target", "target", "-1", "prev-target")] if with_targets else []
+        specs += [("−1 s", "step", "-1", "back-1s"), ("−0.1 s", "step", "-0.1", "back-01"),
+                  ("−1 frame", "frame", "-1", "back-frame"), ("Play / pause", "toggle", "", "play"),
+                  ("+1 frame", "frame", "1", "fwd-frame"), ("+0.1 s", "step", "0.1", "fwd-01"),
+                  ("+1 s", "step", "1", "fwd-1s")]
         if with_targets:
-            specs.append(("Prev target", f"{P}.target('{video_id}', -1)", "prev-target"))
-        specs += [("−1 s", f"{P}.step('{video_id}', -1)", "back-1s"), ("−0.1 s", f"{P}.step('{video_id}', -0.1)", "back-01"),
-                  ("−1 frame", f"{P}.frame('{video_id}', -1)", "back-frame"),
-                  ("Play / pause", f"{P}.toggle('{video_id}')", "play"),
-                  ("+1 frame", f"{P}.frame('{video_id}', 1)", "fwd-frame"), ("+0.1 s", f"{P}.step('{video_id}', 0.1)", "fwd-01"),
-                  ("+1 s", f"{P}.step('{video_id}', 1)", "fwd-1s")]
-        if with_targets:
-            specs.append(("Next target", f"{P}.target('{video_id}', 1)", "next-target"))
-        for label, js, suffix in specs:
+            specs.append(("Next target", "target", "1", "next-target"))
+        for label, method, arg, suffix in specs:
             b = gr.Button(label, size="sm", min_width=70, elem_id=f"{prefix}-{suffix}")
-            b.click(None, None, None, js=f"() => {{ {js}; }}")
-    gr.HTML("", js_on_load=assets_js(), elem_id=f"{prefix}-wb-assets")
+            b.click(None, None, None, js=f"() => window.ibPlayer.{method}('{video_id}'{', ' + arg if arg else ''})")
+    gr.HTML("", head=script_tags(["timeline.js"]), elem_id=f"{prefix}-wb-assets")  # its CSS is in the page's head
 
 
 def pick_table(headers: Iterable[str], rows: Iterable[tuple], elem_id: str, picker: str,
@@ -146,7 +135,7 @@ def hidden_picker(prefix: str, name: str = "pick"):
     """A hidden button and textbox that carry a clicked queue row's value to the server."""
     box = gr.Textbox(elem_id=f"{prefix}-{name}-box", elem_classes=["ib-hidden"], show_label=False, container=False)
     btn = gr.Button(f"{name}", elem_id=f"{prefix}-{name}-apply", elem_classes=["ib-hidden"])
-    btn.click(None, None, [box], js="() => (window.ibTimeline ? window.ibTimeline.pick() : '')",
+    btn.click(None, None, [box], js="() => window.ibTimeline.pick()",
               show_progress="hidden")
     return box
 

@@ -328,6 +328,19 @@
     /* the value a hidden Gradio button hands to the server: the last capture or drag, as JSON */
     take(id, what) { const s = st(id); const v = what === "drag" ? s.drag : s.capture; return v ? JSON.stringify(v) : ""; },
     pick(sel) { return window.ibTimeline._pick || ""; },
+    /* the reaction-time calibration the page measured last (JSON), for the hidden apply button ("" before one) */
+    takeCalibration() { return window.ibTimeline.calibration || ""; },
+    /* "Use player time" (Review, adjudication): the time of the fresh snapshot taken at the button's pointerdown,
+       else of the playhead now, as "t.ttt" ("" without a player). */
+    useTime(id) { let c = P.capture(id); if (!c || !c.fresh) c = P.snapshot(id, "playhead"); if (!c) return "";
+                  c.fresh = false; return c.t.toFixed(3); },
+    /* A mark (Verify): [time, the snapshot as JSON] from the fresh snapshot of this source (the key's, the
+       button's pointerdown), else from the playhead now (["", ""] without a player). */
+    useMark(id, source) { let c = P.capture(id); if (!c || c.source !== source || !c.fresh) c = P.snapshot(id, source);
+                          if (!c) return ["", ""]; c.fresh = false; return [c.t.toFixed(3), JSON.stringify(c)]; },
+    /* Play the prefix walk's current interval (#verify-prefix-current) exactly. */
+    playInterval(id) { const el = document.getElementById("verify-prefix-current");
+                       if (el) P.playRange(id, parseFloat(el.dataset.start), parseFloat(el.dataset.end)); },
   };
   /* Clickable queue rows: a row with data-pick hands its value to the hidden picker of its table. */
   document.addEventListener("click", (e) => {
