@@ -9,9 +9,6 @@ from annotation import registry
 if TYPE_CHECKING:  # (the data model is imported by a loader's load(), not by score's scan of the rows)
     from annotation.dataset import Dataset
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEMO_ROOT = registry.DEMO_ROOT
-
 
 def check_benchmark(name: str) -> str:
     """Return the benchmark name, or raise naming the valid ones."""

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from annotation.loaders import DEMO_ROOT
+from annotation.registry import DEMO_ROOT
 from annotation.media import MediaError, probe, probe_or_problem
 
 

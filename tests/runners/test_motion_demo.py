@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.loaders import DEMO_ROOT
+from annotation.registry import DEMO_ROOT
 from annotation.model import Item, Request, Stream
 from runners.backends import load_backend
 from runners.protocols import drive, get_protocol
