@@ -135,8 +135,8 @@ def _wire_opening(events: Events, svc: CompareService, ui, demo: gr.Blocks) -> N
         q = dict(request.query_params) if request is not None else {}
         b = q.get("benchmark")
         if q.get("view") != "compare" or b not in benchmarks:
-            return {ui.bench: gr.update(interactive=True), **_selected(svc, ui, tok, benchmarks[0],
-                                                                       svc.select(tok, benchmarks[0]))}
+            b = benchmarks[0]
+            return {ui.bench: gr.update(interactive=True), **_selected(svc, ui, tok, b, svc.select(tok, b))}
         sel = svc.select(tok, b, q.get("item") or None, (q.get("responders") or "").split(","))
         opened = {ui.bench: gr.update(value=b, interactive=True), **_selected(svc, ui, tok, b, sel)}
         return opened if ui.tabs is None else {**opened, ui.tabs: gr.Tabs(selected="compare")}
