@@ -1,55 +1,27 @@
 """Compare tab: one item, any set of responders (each participant, each model run or live model sitting), an
 interactive timeline with one lane per responder (a person and a model never share one) and every response coloured by its verdict under the benchmark's rules; clicking a point
-seeks the video there. Links of the form ?view=compare&benchmark=..&responders=..&item=.. open it."""
+seeks the video there. Links of the form ?view=compare&benchmark=..&responders=..&item=.. open it. The tab draws and wires;
+CompareService chooses and queries, checking the caller's role."""
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-from typing import Optional, Sequence
+from types import SimpleNamespace
+from typing import Optional
 
 import gradio as gr
 
 from annotation.auth import STAFF
+from ibench_ui.compare_service import CompareService, Selection, View
 from ibench_ui.context import AppContext
 from ibench_ui.guard import Events
+from ibench_ui.handlers import raises_shown
 from ibench_ui.render import esc, video_html
 from ibench_ui.static_route import script_tags
-from runners.report import (LABEL_COLORS, item_lanes, lane_counts, responders, timeline_figure, timeline_png,
-                            _safe)
+from runners.report import LABEL_COLORS, lane_counts, timeline_figure
 
 VIDEO_ID = "compare-video"
-MAX_DEFAULT_LANES = 6
-
-def responder_choices(ctx: AppContext, benchmark: str) -> list[tuple[str, str]]:
-    ds = ctx.dataset(benchmark)
-    return [(f"{r.label} ({len(r.item_ids)} items)", r.key) for r in responders(ctx.store, benchmark, ds, pooled=False)]
 
 
-def item_choices(ctx: AppContext, benchmark: str) -> list[tuple[str, str]]:
-    """Items, those some responder covers marked with the number of responders."""
-    ds = ctx.dataset(benchmark)
-    cover: dict[str, int] = {}
-    for r in responders(ctx.store, benchmark, ds, pooled=False):
-        for i in r.item_ids:
-            cover[i] = cover.get(i, 0) + 1
-    return [(f"{it.id} · {it.kind}" + (f" · {cover[it.id]} responder(s)" if it.id in cover else ""), it.id)
-            for it in ds.items]
-
-
-def default_selection(ctx: AppContext, benchmark: str, item_id: Optional[str] = None) -> tuple[Optional[str], list[str]]:
-    """An item some human answered (else any covered item, else the first) and the responders covering it."""
-    ds = ctx.dataset(benchmark)
-    rs = responders(ctx.store, benchmark, ds, pooled=False)
-    if item_id is None or item_id not in ds:
-        human = [i for r in rs if r.kind == "human" for i in r.item_ids]
-        anyone = [i for r in rs for i in r.item_ids]
-        item_id = next((it.id for it in ds.items if it.id in set(human)), None) or \
-            next((it.id for it in ds.items if it.id in set(anyone)), None) or (ds.items[0].id if ds.items else None)
-    keys = [r.key for r in rs if item_id in r.item_ids][:MAX_DEFAULT_LANES]
-    return item_id, keys
-
-
-def lanes_html(ctx: AppContext, benchmark: str, lanes) -> str:
+def lanes_html(benchmark: str, lanes) -> str:
     """Legend-like summary under the plot: one row per lane with its verdict counts (coloured chips)."""
     if not lanes:
         return '<div id="compare-lanes"><p>Choose one or more responders.</p></div>'
@@ -71,116 +43,110 @@ def _fmt(v) -> str:
     return f"{v:.3f}" if isinstance(v, float) else str(v)
 
 
-def render(ctx: AppContext, benchmark: str, item_id: Optional[str], keys: Sequence[str]):
-    """(video html, plotly figure, lanes html) for the chosen item and responders."""
-    ds = ctx.dataset(benchmark)
-    if not item_id or item_id not in ds:
-        return video_html(None, VIDEO_ID), None, lanes_html(ctx, benchmark, [])
-    item = ds.get(item_id)
-    lanes = item_lanes(ctx.store, ds, item_id, list(keys or []))
-    return video_html(item, VIDEO_ID), timeline_figure(item, lanes), lanes_html(ctx, benchmark, lanes)
-
-
-def export_timeline(ctx: AppContext, benchmark: str, item_id: Optional[str], keys: Sequence[str]) -> list[str]:
-    """PNG and standalone HTML of the current timeline, written to a fresh temp folder for download."""
-    ds = ctx.dataset(benchmark)
-    if not item_id or item_id not in ds:
-        raise gr.Error("Choose an item first.")
-    item = ds.get(item_id)
-    lanes = item_lanes(ctx.store, ds, item_id, list(keys or []))
-    stem = Path(tempfile.mkdtemp(prefix="ibench-timeline-")) / f"{benchmark}__{_safe(item_id)}"
-    html = stem.with_suffix(".html")
-    timeline_figure(item, lanes).write_html(str(html), include_plotlyjs=True)
-    return [str(timeline_png(item, lanes, stem.with_suffix(".png"))), str(html)]
+def render(view: View):
+    """(video html, plotly figure or None, lanes html) of a view."""
+    if view.item is None:
+        return video_html(None, VIDEO_ID), None, lanes_html(view.benchmark, [])
+    return (video_html(view.item, VIDEO_ID), timeline_figure(view.item, view.lanes),
+            lanes_html(view.benchmark, view.lanes))
 
 
 def build_compare(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = None,
                   tabs: Optional[gr.Tabs] = None) -> None:
-    """Lay out the Compare tab; with `demo` and `tabs`, a ?view=compare link opens and fills it. Responders,
-    windows and reference text come only from role-checked events (each declares reviewers and
-    admins), never from initial values, which anyone can read in /config."""
-    first = ctx.benchmarks()[0]
-    item0, keys0 = None, []
+    """Lay out the Compare tab over a CompareService; with `demo` and `tabs`, a ?view=compare link opens and
+    fills it. Responders, windows and reference text come only from role-checked events (each declares
+    reviewers and admins), never from initial values, which anyone can read in /config."""
+    svc = CompareService(ctx)
+    ui = SimpleNamespace(token=events.token, tabs=tabs)
+    _choosers(ctx, ui, locked=demo is not None)
+    _panels(ui, View(ctx.benchmarks()[0], None, []))
+    _wire_choices(events, svc, ui)
+    if demo is not None:
+        _wire_opening(events, svc, ui, demo)
+
+
+def _choosers(ctx: AppContext, ui, locked: bool) -> None:
+    benchmarks = ctx.benchmarks()
     with gr.Row():
         # locked until the page's load event has filled the tab (as in Browse): a benchmark chosen before the
         # load's reply would be left beside the first benchmark's items and responders
-        bench = gr.Dropdown(ctx.benchmarks(), value=first, label="Benchmark", elem_id="compare-benchmark",
-                            interactive=demo is None)
-        item = gr.Dropdown([], value=item0, label="Item", elem_id="compare-item")
-        refresh = gr.Button("Refresh", elem_id="compare-refresh", scale=0)
-    who = gr.CheckboxGroup([], value=keys0, label="Responders (participants, model runs, live models)",
-                           elem_id="compare-responders")
-    video0, fig0, lanes0 = render(ctx, first, item0, keys0)
+        ui.bench = gr.Dropdown(benchmarks, value=benchmarks[0], label="Benchmark", elem_id="compare-benchmark",
+                               interactive=not locked)
+        ui.item = gr.Dropdown([], value=None, label="Item", elem_id="compare-item")
+        ui.refresh = gr.Button("Refresh", elem_id="compare-refresh", scale=0)
+    ui.who = gr.CheckboxGroup([], value=[], label="Responders (participants, model runs, live models)",
+                              elem_id="compare-responders")
+
+
+def _panels(ui, empty: View) -> None:
+    video0, fig0, lanes0 = render(empty)
     with gr.Row():
         with gr.Column(scale=2):
-            player = gr.HTML(video0, elem_id="compare-player", head=script_tags(["compare.js"]),
-                             js_on_load="ibCompare.mount()")  # a click on a plotted response seeks the player
+            ui.player = gr.HTML(video0, elem_id="compare-player", head=script_tags(["compare.js"]),
+                                js_on_load="ibCompare.mount()")  # a click on a plotted response seeks the player
         with gr.Column(scale=3):
-            lanes = gr.HTML(lanes0, elem_id="compare-lanes-box", js_on_load=None)
-    plot = gr.Plot(fig0, elem_id="compare-plot", label="Timeline (click a response to seek the video)")
+            ui.lanes = gr.HTML(lanes0, elem_id="compare-lanes-box", js_on_load=None)
+    ui.plot = gr.Plot(fig0, elem_id="compare-plot", label="Timeline (click a response to seek the video)")
     with gr.Row():
-        dl_btn = gr.Button("Download timeline (PNG + HTML)", elem_id="compare-export", scale=0)
-        files = gr.File(label="Timeline files", file_count="multiple", elem_id="compare-files", interactive=False)
+        ui.export = gr.Button("Download timeline (PNG + HTML)", elem_id="compare-export", scale=0)
+        ui.files = gr.File(label="Timeline files", file_count="multiple", elem_id="compare-files", interactive=False)
 
-    def on_bench(b: str):
-        iid, keys = default_selection(ctx, b)
-        v, f, h = render(ctx, b, iid, keys)
-        return (gr.update(choices=item_choices(ctx, b), value=iid),
-                gr.update(choices=responder_choices(ctx, b), value=keys), v, f, h)
 
-    def on_item(b: str, iid: str, keys: list[str]):
-        return render(ctx, b, iid, keys)
+def _shown(ui, view: View) -> dict:
+    video, fig, lanes = render(view)
+    return {ui.player: video, ui.plot: fig, ui.lanes: lanes}
 
-    def on_refresh(b: str, iid: str, keys: list[str]):
-        choices = responder_choices(ctx, b)
-        valid = {k for _, k in choices}
-        keys = [k for k in (keys or []) if k in valid]
-        v, f, h = render(ctx, b, iid, keys)
-        return gr.update(choices=item_choices(ctx, b), value=iid), gr.update(choices=choices, value=keys), v, f, h
 
-    events.on(bench.input, on_bench, [bench], [item, who, player, plot, lanes], roles=STAFF)
-    events.on(item.input, on_item, [bench, item, who], [player, plot, lanes], roles=STAFF)
-    events.on(who.input, on_item, [bench, item, who], [player, plot, lanes], roles=STAFF)
-    events.on(refresh.click, on_refresh, [bench, item, who], [item, who, player, plot, lanes], roles=STAFF)
-    events.on(dl_btn.click, lambda b, i, k: export_timeline(ctx, b, i, k), [bench, item, who], [files], roles=STAFF)
+def _selected(svc: CompareService, ui, tok: str, b: str, sel: Selection) -> dict:
+    """The tab filled from a selection: both choosers, the player, the plot and the lanes."""
+    return {ui.item: gr.update(choices=sel.items, value=sel.item_id),
+            ui.who: gr.update(choices=sel.responders, value=sel.keys),
+            **_shown(ui, svc.view(tok, b, sel.item_id, sel.keys))}
 
-    if demo is None:
-        return
 
-    def on_load(request: gr.Request):
+def _wire_choices(events: Events, svc: CompareService, ui) -> None:
+    """A benchmark, an item or responders chosen, the choices refreshed, the timeline exported."""
+    def on_bench(tok, b: str):
+        return _selected(svc, ui, tok, b, svc.select(tok, b))
+
+    def on_item(tok, b: str, iid: str, keys: list[str]):
+        return _shown(ui, svc.view(tok, b, iid, keys))
+
+    def on_refresh(tok, b: str, iid: str, keys: list[str]):
+        return _selected(svc, ui, tok, b, svc.refresh(tok, b, iid, keys))
+
+    chosen = [ui.token, ui.bench, ui.item, ui.who]
+    shown = [ui.player, ui.plot, ui.lanes]
+    events.on(ui.bench.input, on_bench, [ui.token, ui.bench], [ui.item, ui.who, *shown], roles=STAFF)
+    events.on(ui.item.input, on_item, chosen, shown, roles=STAFF)
+    events.on(ui.who.input, on_item, chosen, shown, roles=STAFF)
+    events.on(ui.refresh.click, on_refresh, chosen, [ui.item, ui.who, *shown], roles=STAFF)
+    # a lambda, as it always was: its event's api_name is "lambda", its parameters b, i, k
+    events.on(ui.export.click, raises_shown(lambda tok, b, i, k: svc.export(tok, b, i, k)), chosen, [ui.files],
+              roles=STAFF)
+
+
+def _wire_opening(events: Events, svc: CompareService, ui, demo: gr.Blocks) -> None:
+    """The page's load fills (and unlocks) the tab, from a ?view=compare link if it is one (then selecting the
+    tab); a sign-in unlocks the tab the load refused before it, keeping what is chosen."""
+    benchmarks = svc.ctx.benchmarks()
+
+    def on_load(tok, request: gr.Request):
         q = dict(request.query_params) if request is not None else {}
         b = q.get("benchmark")
-        if q.get("view") != "compare" or b not in ctx.benchmarks():
-            b0 = bench.value if isinstance(bench.value, str) else first
-            iid, keys = default_selection(ctx, b0)
-            v, f, h = render(ctx, b0, iid, keys)
-            return (gr.update(interactive=True), gr.update(choices=item_choices(ctx, b0), value=iid),
-                    gr.update(choices=responder_choices(ctx, b0), value=keys), v, f, h, gr.skip())
-        choices = responder_choices(ctx, b)
-        valid = {k for _, k in choices}
-        keys = [k for k in (q.get("responders") or "").split(",") if k in valid]
-        iid, default_keys = default_selection(ctx, b, q.get("item"))
-        if not q.get("item"):
-            ds = ctx.dataset(b)
-            covered = {i for r in responders(ctx.store, b, ds, pooled=False) if r.key in keys for i in r.item_ids}
-            iid = next((it.id for it in ds.items if it.id in covered), iid)
-        keys = keys or default_keys
-        v, f, h = render(ctx, b, iid, keys)
-        return (gr.update(value=b, interactive=True), gr.update(choices=item_choices(ctx, b), value=iid),
-                gr.update(choices=choices, value=keys), v, f, h,
-                gr.Tabs(selected="compare") if tabs is not None else gr.skip())
+        if q.get("view") != "compare" or b not in benchmarks:
+            b = benchmarks[0]
+            return {ui.bench: gr.update(interactive=True), **_selected(svc, ui, tok, b, svc.select(tok, b))}
+        sel = svc.select(tok, b, q.get("item") or None, (q.get("responders") or "").split(","))
+        opened = {ui.bench: gr.update(value=b, interactive=True), **_selected(svc, ui, tok, b, sel)}
+        return opened if ui.tabs is None else {**opened, ui.tabs: gr.Tabs(selected="compare")}
 
-    outs = [bench, item, who, player, plot, lanes] + ([tabs] if tabs is not None else [])
-    def on_load_no_tabs(request: gr.Request):
-        return on_load(request)[:-1]
+    def on_sign_in(tok, b: str, iid: str, keys: list[str]):
+        sel = svc.refresh(tok, b, iid, keys) if iid else svc.select(tok, b)
+        return {ui.bench: gr.update(interactive=True), **_selected(svc, ui, tok, b, sel)}
 
-    events.on(demo.load, on_load if tabs is not None else on_load_no_tabs, None, outs, roles=STAFF,
+    shown = [ui.bench, ui.item, ui.who, ui.player, ui.plot, ui.lanes]
+    events.on(demo.load, on_load, [ui.token], shown + ([ui.tabs] if ui.tabs is not None else []), roles=STAFF,
               api_visibility="private", show_progress="hidden")
-
-    def on_sign_in(b: str, iid: str, keys: list[str]):
-        """A sign-in unlocks the tab the load refused before it, keeping what is chosen (the benchmark's
-        default item and responders when nothing is)."""
-        return (gr.update(interactive=True), *(on_refresh(b, iid, keys) if iid else on_bench(b)))
-
-    events.on(events.token.change, on_sign_in, [bench, item, who], [bench, item, who, player, plot, lanes],
-              roles=STAFF, api_visibility="private", show_progress="hidden")
+    events.on(ui.token.change, on_sign_in, [ui.token, ui.bench, ui.item, ui.who], shown, roles=STAFF,
+              api_visibility="private", show_progress="hidden")

@@ -1,6 +1,6 @@
-"""Helpers every Annotation sub-tab's handlers share: permission and input errors become a message in
-the tab instead of a traceback, and the success message. A module of its own so that the tab modules
-(Verify, Review) and the tab host (auth_ui) do not import each other."""
+"""Helpers the tabs' handlers share: permission and input errors become a message in the tab (the Annotation
+sub-tabs) or Gradio's error popup (Runs, Compare) instead of a traceback, and the success message. A module of
+its own so that the tab modules (Verify, Review) and the tab host (auth_ui) do not import each other."""
 from __future__ import annotations
 
 import functools
@@ -40,3 +40,15 @@ def reports_to(msg: gr.components.Component) -> Callable:
                 return {msg: error_html(exc)}
         return wrapper
     return deco
+
+
+def raises_shown(fn: Callable) -> Callable:
+    """Turn a handler's permission and input errors into Gradio's error popup with their own text (for tabs
+    without a message box); the handler keeps its name, so its event's api_name stays."""
+    @functools.wraps(fn)
+    def wrapper(*args):
+        try:
+            return fn(*args)
+        except (PermissionError, ValueError) as exc:
+            raise gr.Error(str(exc)) from None
+    return wrapper

@@ -78,13 +78,11 @@ def test_a_bad_registry_file_is_refused_naming_the_field(tmp_path, text, field):
 ])
 def test_start_run_itself_refuses_specs_judges_and_options_from_the_page(tmp_path, model, judge, options):
     """Below the Dropdown's own check: start_run reads names only, whatever reaches it."""
-    import gradio as gr
-
     from annotation.store import Store
     from ibench_ui.context import AppContext
-    from ibench_ui.runs import RunRegistry, start_run
+    from ibench_ui.runs_service import RunRegistry, start_run
     ctx = AppContext(store=Store(tmp_path / "s.sqlite"))
-    with pytest.raises(gr.Error):
+    with pytest.raises(ValueError):
         start_run(ctx, RunRegistry(), "interactionbench", model, "", 0, 1, judge, options)
     assert ctx.store.runs() == []
 

@@ -104,15 +104,16 @@ def test_a_batch_run_score_compare_and_leaderboard(toy, tmp_path, capsys):
     assert svc.finish_item({"session_id": sid, "item_index": 0})["ok"]
 
     # Compare: the run's and the human's lanes on "early", labelled by the toy's own verdicts
-    from ibench_ui.compare import render, responder_choices
+    from ibench_ui.compare import render
+    from ibench_ui.compare_service import CompareService
     from runners.report import item_lanes
-    keys = [k for _, k in responder_choices(ctx, NAME)]
+    keys = [k for _, k in CompareService(ctx).select("", NAME).responders]
     run_key = next(k for k in keys if k.startswith("model:"))
     assert "human:P01" in keys
     lanes = item_lanes(ctx.store, ctx.dataset(NAME), "early", [run_key, "human:P01"])
     assert [[(v.t, v.label) for v in ln.verdicts] for ln in lanes] == [
         [(1.0, "early"), (4.0, "hit")] + [(t, "late") for t in (7.0, 10.0, 13.0, 16.0, 19.0, 22.0)], [(4.5, "hit")]]
-    _, figure, lanes_box = render(ctx, NAME, "early", [run_key, "human:P01"])
+    _, figure, lanes_box = render(CompareService(ctx).view("", NAME, "early", [run_key, "human:P01"]))
     assert figure is not None
     run_lane, human_lane = lanes_box.split('<div class="ib-lane"')[1:]
     assert all(f">{chip}</span>" in run_lane for chip in ("hit: 1", "early: 1", "late: 6", "correct False"))

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from ibench_ui.compare import render, responder_choices
+from ibench_ui.compare import render
+from ibench_ui.compare_service import CompareService
 from ibench_ui.leaderboard import compute_tables, leaderboard_html
 from tests.ui.test_live_model import wait_for
 from runners.export import response_rows
@@ -69,8 +70,8 @@ def test_live_session_gives_two_responders_everywhere(svc, tmp_path):
     assert [r.responder for r in rows if r not in model_rows] == [human] and model_rows
 
     # Compare: two responders, two lanes, each with its own responses only
-    assert {k for _, k in responder_choices(ctx, IB)} == {human, model}
-    _, fig, lanes_html = render(ctx, IB, ITEM, [human, model])
+    assert {k for _, k in CompareService(ctx).select("", IB).responders} == {human, model}
+    _, fig, lanes_html = render(CompareService(ctx).view("", IB, ITEM, [human, model]))
     assert re.findall(r'class="ib-lane" data-responder="([^"]+)" data-kind="(\w+)"', html.unescape(lanes_html)) == \
         [(human, "human"), (model, "model")]
     assert {y for tr in fig.data for y in (tr.y or ())} == {"targets", human, f"{SPEC} · live {sid[-6:]}"}
@@ -129,4 +130,4 @@ def test_model_only_session_is_no_human_baseline_and_humans_pool(svc):
     model = next(r for r in tables[IB].rows if r.responder.kind == "model")
     assert f"{model.columns['total'].point:.3f}" == only_model_shown
     # pooled humans are no lane in Compare (they have no responses of their own)
-    assert "humans:pooled" not in {k for _, k in responder_choices(ctx, IB)}
+    assert "humans:pooled" not in {k for _, k in CompareService(ctx).select("", IB).responders}
