@@ -64,19 +64,19 @@ def build_browse(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = No
         ch = _item_choices(ctx, b)
         first_id = ch[0][1] if ch else None
         it = find_item(ctx, b, first_id) if first_id else None
-        return (gr.update(choices=ch, value=first_id), video_html(it, role="browse"), _details_html(ctx, tok, it),
-                _problems_html(ctx, b))
+        return {item: gr.update(choices=ch, value=first_id), player: video_html(it, role="browse"),
+                details: _details_html(ctx, tok, it), problems: _problems_html(ctx, b)}
 
     def on_item(b: str, item_id: str, tok: str):
         it = find_item(ctx, b, item_id) if item_id else None
         if it is None:
-            return video_html(None), f"<p>No item {esc(item_id)} in {esc(b)}.</p>"
-        return video_html(it, role="browse"), _details_html(ctx, tok, it)
+            return {player: video_html(None), details: f"<p>No item {esc(item_id)} in {esc(b)}.</p>"}
+        return {player: video_html(it, role="browse"), details: _details_html(ctx, tok, it)}
 
     def on_load(b: str, item_id: str, tok: str):
         b = b if b in ctx.benchmarks() else first
-        v, d = on_item(b, item_id, tok)
-        return v, d, _problems_html(ctx, b), gr.update(interactive=True), gr.update(interactive=True)
+        return {**on_item(b, item_id, tok), problems: _problems_html(ctx, b), bench: gr.update(interactive=True),
+                item: gr.update(interactive=True)}
 
     events.on(bench.change, on_bench, [bench, token], [item, player, details, problems], roles=SIGNED_IN)
     events.on(item.change, on_item, [bench, item, token], [player, details], roles=SIGNED_IN)

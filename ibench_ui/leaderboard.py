@@ -64,6 +64,16 @@ def leaderboard_html(tables: dict[str, BenchmarkTables]) -> str:
             "none below the minimum n.</small></p></div>")
 
 
+def report_zip(ctx: AppContext, n_resamples: int, seed: int, min_n: int) -> Path:
+    """The report (Markdown, CSV, figures) over every benchmark, zipped in a fresh temporary folder."""
+    out = Path(tempfile.mkdtemp(prefix="ibench-report-"))
+    datasets = {b: ctx.dataset(b) for b in ctx.benchmarks()}
+    write_report(ctx.store, datasets, out / "report", n_resamples=n_resamples, seed=seed, min_n=min_n)
+    z = out / "ibench-report.zip"
+    z.write_bytes(zip_dir(out / "report"))
+    return z
+
+
 def build_leaderboard(ctx: AppContext, events: Events, tab=None) -> None:
     """Lay out the Leaderboard tab (everyone's figures: reviewers and admins); with `tab`, it refreshes
     whenever the tab is selected."""
@@ -88,17 +98,11 @@ def build_leaderboard(ctx: AppContext, events: Events, tab=None) -> None:
         if k < 1:
             raise gr.Error("The minimum n for an interval is at least 1.")
         tables = compute_tables(ctx, n, s, k)
-        md = "\n\n".join(markdown_section(tb) for tb in tables.values())
-        return leaderboard_html(tables), md
+        return {board: leaderboard_html(tables),
+                tables_md: "\n\n".join(markdown_section(tb) for tb in tables.values())}
 
     def on_report(n, s, k):
-        out = Path(tempfile.mkdtemp(prefix="ibench-report-"))
-        datasets = {b: ctx.dataset(b) for b in ctx.benchmarks()}
-        write_report(ctx.store, datasets, out / "report", n_resamples=int(n or 1000), seed=int(s or 0),
-                     min_n=max(1, int(k or DEFAULT_MIN_N)))
-        z = out / "ibench-report.zip"
-        z.write_bytes(zip_dir(out / "report"))
-        return str(z)
+        return str(report_zip(ctx, int(n or 1000), int(s or 0), max(1, int(k or DEFAULT_MIN_N))))
 
     events.on(refresh.click, on_refresh, [resamples, seed, min_n], [board, tables_md], roles=STAFF)
     events.on(report_btn.click, on_report, [resamples, seed, min_n], [report_file], roles=STAFF)
