@@ -28,6 +28,8 @@ VERBS: dict[str, tuple[str, str]] = {
                "runners.cli.report:main"),
     "study": ("a study for outside participants: study create (links.csv, one capability link each) | "
               "study status", "runners.cli.study:main"),
+    "analysis": ("run a benchmark's published analysis script as a drop-in: analysis <script> <its arguments>",
+                 "runners.cli.analysis:main"),
     "serve": ("serve the studio (what python app.py does without a verb)", "ibench_ui.serve_verb:main"),
 }
 DEFAULT_VERB = "serve"

@@ -35,6 +35,9 @@ SCORE_FLAGS = ("mcq_key", "delta", "pre_tol", "gate_thresh", "items", "judge_cac
 EXPORT_FLAGS = ("human_reference",)  # export flags that act on this benchmark (ignored for the others)
 SCORE_INPUT = ("--preds", "preds.jsonl")  # what `score` reads: the flag and the native file it names
 # --judge-prompt (the reference's names) -> our model judges' prompt versions (stored verdicts keep v1/v2)
+# `python app.py analysis <script>`: the paper's analysis/ scripts as drop-ins (script name -> "module:function")
+ANALYSIS_SCRIPTS = {name: f"runners.interactionbench.analysis.{name}:main"
+                    for name in ("bootstrap_ci", "rank_stability", "human_reference", "export_tables")}
 JUDGE_PROMPTS = {"v1": "ib-v1-equivalence", "v2": "ib-v2-containment"}
 
 
