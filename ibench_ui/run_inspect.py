@@ -43,13 +43,13 @@ class Decision:
         return "responded" if self.decision not in (None, "", "silent", "wait") else "silent"
 
 
-def _verdicts(ds, item_id: str, result: Optional[dict]) -> dict[float, tuple[str, str]]:
-    """Emission time -> (label, detail) from the benchmark scorer's classification of the stored prediction."""
+def _verdicts(ds, item_id: str, result: Optional[dict], report: Optional[dict]) -> dict[float, tuple[str, str]]:
+    """Emission time -> (label, detail) of the stored prediction, read off the run's own report."""
     if not result or item_id not in ds:
         return {}
     from scoring.classify import classify
     try:
-        vs = classify(ds.benchmark, ds.get(item_id), result.get("prediction"))
+        vs = classify(ds.benchmark, ds.get(item_id), result.get("prediction"), report)
     except Exception as exc:  # noqa: BLE001 - an unclassifiable item is said so, not hidden
         return {-1.0: ("unscored", f"{type(exc).__name__}: {exc}")}
     return {round(float(v.t), 3): (v.label, v.detail or (f"delay {v.delay:.2f} s" if v.delay is not None else ""))
@@ -59,7 +59,8 @@ def _verdicts(ds, item_id: str, result: Optional[dict]) -> dict[float, tuple[str
 def decisions(store: Store, ds, run_id: str, item_id: str) -> list[Decision]:
     """Every stored call of `run_id` on `item_id`, in time order, each with its response's verdict."""
     result = store.run_items(run_id).get(item_id)
-    verdicts = _verdicts(ds, item_id, result)
+    run = store.get_run(run_id)
+    verdicts = _verdicts(ds, item_id, result, run.report if run is not None and run.status == "done" else None)
     # which emission each call produced: its decision time (arrival timing keeps it as decision_t)
     by_tick: dict[float, float] = {}
     for e in (result or {}).get("emissions") or []:

@@ -31,6 +31,7 @@ LABEL_COLORS = {
     "spurious": "#d62728", "unmatched": "#d62728", "breaks_silence": "#d62728", "wrong": "#d62728",
     "missed": "#8c564b", "late": "#8c564b", "early+core": "#17becf", "ignored": "#7f7f7f", "neutral": "#7f7f7f",
     "outside": "#7f7f7f", "excluded": "#bbbbbb", "unscored": "#bbbbbb", "response": "#7f7f7f",
+    "judge_failed": "#000000", "unjudged": "#000000",  # missing data: a judge call that failed
 }
 HEADLINE = by_benchmark("headline_column")  # benchmark -> the column its leaderboard and ranks use
 
@@ -164,9 +165,10 @@ class Lane:
     score: tuple[tuple[str, object], ...] = ()
 
 
-def item_score(store: Store, item: Item, resp: Responder, pred) -> dict:
-    """The scorer's headline figures for one responder on one item: a finished run's own report (its judge
-    and settings), else the item scored as a session scores it at item end (`scoring.live`)."""
+def item_report(store: Store, item: Item, resp: Responder, pred) -> tuple[dict, dict]:
+    """The scorer's report on one responder's item and its headline figures: a finished run's own report (its
+    judge and settings) when it holds the item, else the item scored as a session scores it at item end
+    (`scoring.live`). The lane's labels are read off the same report."""
     from scoring.live import headline, score_prediction
 
     def per_item(item: Item, rep: dict) -> Optional[dict]:
@@ -177,12 +179,14 @@ def item_score(store: Store, item: Item, resp: Responder, pred) -> dict:
         rep = run.report if run is not None and run.status == "done" else None
         own = hook(item.benchmark, "run_item_score", per_item)(item, rep) if rep else None
         if own is not None:
-            return own
-    return headline(item, score_prediction(item, pred))
+            return rep, own
+    rep = score_prediction(item, pred)
+    return rep, headline(item, rep)
 
 
-def item_lanes(store: Store, ds: Dataset, item_id: str, keys: Sequence[str], judge=None) -> list[Lane]:
-    """The lanes of the chosen responders on one item, in the order given."""
+def item_lanes(store: Store, ds: Dataset, item_id: str, keys: Sequence[str]) -> list[Lane]:
+    """The lanes of the chosen responders on one item, in the order given; each response labelled as the
+    scorer's report on that responder's item counts it (`scoring.classify`)."""
     item = ds.get(item_id)
     by_key = {r.key: r for r in responders(store, ds.benchmark, ds, pooled=False)}
     lanes = []
@@ -190,11 +194,12 @@ def item_lanes(store: Store, ds: Dataset, item_id: str, keys: Sequence[str], jud
         resp = by_key.get(key)
         if resp is None:
             raise KeyError(f"no responder {key!r} with items on {ds.benchmark}")
-        covered = item_id in resp.item_ids
-        pred = predictions(store, ds, resp, [item_id]).get(item_id) if covered else None
-        verdicts = tuple(classify(ds.benchmark, item, pred, judge=judge)) if covered else ()
-        score = tuple(item_score(store, item, resp, pred).items()) if covered else ()
-        lanes.append(Lane(resp, verdicts, covered, score))
+        if item_id not in resp.item_ids:
+            lanes.append(Lane(resp, (), False, ()))
+            continue
+        pred = predictions(store, ds, resp, [item_id]).get(item_id)
+        rep, score = item_report(store, item, resp, pred)
+        lanes.append(Lane(resp, tuple(classify(ds.benchmark, item, pred, rep)), True, tuple(score.items())))
     return lanes
 
 

@@ -1,8 +1,9 @@
-"""Per-response verdicts under each benchmark's own rules, for timelines and explanations.
+"""Per-response verdicts for timelines and explanations, read off the scorer's own report on the item.
 
-Each classifier runs the benchmark scorer's own timing machinery (InteractionBench `decision_timing`,
-ProactiveBench `score_item`, InteractScope `score_interaction`, OmniInteract `match_chunks`) and reads
-every response's fate off it, so a lane's colours always agree with the scorer's counts. Pure."""
+Each benchmark's `classify` hook maps what its scorer returns for an item (InteractionBench's emission verdicts,
+OmniInteract's per-sample slots, ProactiveBench's and InteractScope's per-item records) to one label per
+response, with no matching of its own, so a lane's colours are the scorer's counts for the same settings and
+judge, failed judge calls included. Pure."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -35,9 +36,16 @@ def labels(benchmark: str) -> tuple[str, ...]:
     return registry.get(benchmark).hook("scoring", "VERDICTS")
 
 
-def classify(benchmark: str, item, prediction: Any, judge: Any = None) -> list[ResponseVerdict]:
-    """Verdicts of one responder's native prediction on one `annotation.model.Item`, default settings.
-
-    judge: optional InteractScope content judge (question, gt, pred) -> [0, 1]; tool calls are always
-    checked against the reference call, as the scorer does."""
-    return registry.get(benchmark).hook("scoring", "classify")(item, prediction, judge)
+def classify(benchmark: str, item, prediction: Any, report: Optional[dict] = None) -> list[ResponseVerdict]:
+    """Verdicts of one responder's native prediction on one `annotation.model.Item`, read off `report`: the
+    scorer's report holding the item (a run's own, or `scoring.live.score_prediction`'s). None, or a report
+    without the item's per-response record (a run scored before it was kept), scores the item now with the
+    default settings and no judge."""
+    hook = registry.get(benchmark).hook("scoring", "classify")
+    verdicts = hook(item, prediction, report) if report is not None else None
+    if verdicts is None:
+        from scoring.live import score_prediction
+        verdicts = hook(item, prediction, score_prediction(item, prediction))
+    if verdicts is None:
+        raise ValueError(f"{benchmark} item {item.id}: the scorer's report has no per-response record")
+    return verdicts

@@ -12,9 +12,11 @@ from scoring.interactionbench.aggregate import aggregate, headline
 
 def score_predictions(ds, item_ids: list[str], preds: dict, judge: Optional[str] = None, store=None,
                       model: str = "model") -> dict:
-    """The scorer's report on the items' preds.jsonl lines, the content judged as `judge` says."""
+    """The scorer's report on the items' preds.jsonl lines, the content judged as `judge` says, with each
+    emission's verdict (what Compare draws)."""
     rows = [ds.get(i).native for i in item_ids]
-    return ib.score(rows, list(preds.values()), ib.IBConfig(), judge=build_content_judge(judge, store))
+    return ib.score(rows, list(preds.values()), ib.IBConfig(), judge=build_content_judge(judge, store),
+                    verdicts=True)
 
 
 def pooled_report(ds, parts, predictions_of, judge: Optional[str] = None, store=None) -> dict:

@@ -1,76 +1,46 @@
-"""InteractionBench: each response's verdict under the scorer's own rules, read off its timing machinery
-(scoring.classify dispatches here through the registry). Pure."""
+"""InteractionBench: each emission's verdict as the scorer counted it, read off its report's `emission_verdicts`
+(`score(..., verdicts=True)`); no matching of its own. Pure."""
 from __future__ import annotations
 
-import math
-from bisect import bisect_right
-from typing import Callable, Optional
+from typing import Optional
 
-from annotation.interactionbench import rules as ib_rules
 from scoring.classify import ResponseVerdict
-from scoring.interactionbench.lexical import content_score, extract_number
-from scoring.interactionbench.scorer import IBConfig, filtered_emissions
-from scoring.interactionbench.timing import decision_timing, merge_events
+from scoring.interactionbench.scorer import filtered_emissions
+
+_WHY = {"premature": "before the first event minus the tolerance", "redundant": "event already answered",
+        "spurious": "rejected by the content gate"}
 
 
-def _ib_gate(row: dict, fam: str, events, cfg: IBConfig, content: Optional[Callable[[str, str], Optional[float]]]):
-    """The content gate exactly as the scorer builds it (ablation only); lexical content by default."""
-    if not cfg.use_gate or fam not in ("B_trigger", "C_counting"):
+def classify_interactionbench(item_id: str, line: Optional[dict], report: dict) -> Optional[list[ResponseVerdict]]:
+    """matched / premature / redundant / spurious per filtered emission of `line` (spec §3), as the report's
+    record counts them; unscored when the report holds no record of the item; None when the report was made
+    without emission verdicts or on other emissions."""
+    fates = report.get("emission_verdicts")
+    if fates is None:
         return None
-    if fam == "C_counting":
-        def gate(k: int, text: str) -> bool:
-            g = extract_number(events[k].ref)
-            p = extract_number(text)
-            return g is None or (p is not None and abs(p - g) < 1e-9)
-        return gate
-    plain = content or (lambda gt, pred: content_score(gt, pred, cfg.fixed))
-
-    def gate(k: int, text: str) -> bool:
-        s = plain(events[k].ref, text)
-        return s is None or s >= cfg.gate_thresh
-    return gate
-
-
-def classify_interactionbench(row: dict, line: Optional[dict], cfg: IBConfig = IBConfig(),
-                              content: Optional[Callable[[str, str], Optional[float]]] = None) -> list[ResponseVerdict]:
-    """matched / premature / redundant / spurious per filtered emission (spec §3), from `decision_timing`.
-
-    row: the native item row (video fields added); line: its preds.jsonl line (or None = silent)."""
-    iid = ib_rules.item_id(row)
-    ems = filtered_emissions(line, iid)
-    if not ib_rules.is_valid(row):
-        return [ResponseVerdict(i, t, "unscored", text=x, counted=False, detail="item is not scoreable")
+    ems = filtered_emissions(line, item_id)
+    mine = fates.get(item_id)
+    if mine is None:
+        return [ResponseVerdict(i, t, "unscored", text=x, counted=False, detail="the scorer has no record of this item")
                 for i, (t, x) in enumerate(ems)]
-    fam = ib_rules.family(row)
-    if fam == "negative":
-        return [ResponseVerdict(i, t, "spurious", text=x, credit=0.0, detail="the item requires silence")
-                for i, (t, x) in enumerate(ems)]
-    if fam == "A_retro_qa":
-        events = [merge_events([{"time_s": ib_rules.question_time(row), "content": ""}])[0]]
-    else:
-        events = merge_events(ib_rules.timed_answers(row))
-    times = [e.time for e in events]
-    tm = decision_timing(times, ems, cfg.pre_tol, _ib_gate(row, fam, events, cfg, content))
-    owner = {m: k for k, m in enumerate(tm.match) if m is not None}
-    infinite = math.isinf(cfg.pre_tol)
-    note = " (timing diagnostic; the total is segment accuracy)" if fam == "C_segments" else ""
+    if len(mine) > len(ems):
+        return None
+    family = (report.get("per_item") or {}).get(item_id, {}).get("family")
+    note = " (timing diagnostic; the total is segment accuracy)" if family == "C_segments" else ""
     out = []
     for i, (t, text) in enumerate(ems):
-        if i in owner:
-            k = owner[i]
-            d = tm.delay[k]
-            out.append(ResponseVerdict(i, t, "matched", text=text, target=str(k), delay=d,
-                                       credit=max(0.0, 1.0 - d / cfg.delta),
-                                       detail=f"answers event {k} at {times[k]:g}s{note}"))
-        elif not infinite and t + cfg.pre_tol < times[0]:
-            out.append(ResponseVerdict(i, t, "premature", text=text, delay=t - times[0], credit=0.0,
-                                       detail=f"before the first event ({times[0]:g}s) minus tolerance{note}"))
+        if i >= len(mine):  # an item without events: its emissions enter no count
+            out.append(ResponseVerdict(i, t, "unscored", text=text, counted=False, detail="the item has no event"))
+            continue
+        v = mine[i]
+        k, at = v["event"], v["event_time"]
+        if v["label"] == "matched":
+            detail, delay = f"answers event {k} at {at:g}s", v["delay"]
+        elif family == "negative":
+            detail, delay = "the item requires silence", None
         else:
-            k = bisect_right(times, t if infinite else t + cfg.pre_tol) - 1
-            k = max(k, 0)
-            taken = tm.match[k] is not None and tm.match[k] < i
-            label = "redundant" if (taken or infinite) else "spurious"
-            why = "event already answered" if label == "redundant" else "rejected by the content gate"
-            out.append(ResponseVerdict(i, t, label, text=text, target=str(k), delay=t - times[k], credit=0.0,
-                                       detail=f"{why} (event {k} at {times[k]:g}s){note}"))
+            detail = _WHY[v["label"]] + ("" if k is None else f" (event {k} at {at:g}s)")
+            delay = None if at is None else t - at
+        out.append(ResponseVerdict(i, t, v["label"], text=text, target=None if k is None else str(k), delay=delay,
+                                   credit=v["credit"], detail=detail + note))
     return out

@@ -24,10 +24,11 @@ def content_judged(judge, oi_transport) -> bool:
     return judge is not None
 
 
-def classify(item, prediction, judge=None) -> list:
-    """Each response's verdict (scoring.classify.ResponseVerdict)."""
+def classify(item, prediction, report: dict):
+    """Each response's verdict (scoring.classify.ResponseVerdict) as `report`, the scorer's report holding the
+    item, records it; None when it holds no per-response record of the item."""
     from scoring.interactionbench.classify import classify_interactionbench
-    return classify_interactionbench(item.native, prediction)
+    return classify_interactionbench(item.id, prediction, report)
 
 
 def item_stats(report):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 
 def score_item(item, prediction, judge=None, oi_transport=None) -> dict:
-    """The scorer's report for one item and one native prediction line (default settings)."""
+    """The scorer's report for one item and one native prediction line (default settings), with each emission's
+    verdict (what Compare draws)."""
     from scoring.interactionbench import scorer as ib
-    return ib.score([item.native], [prediction], ib.IBConfig(), judge=judge)
+    return ib.score([item.native], [prediction], ib.IBConfig(), judge=judge, verdicts=True)
 
 
 def headline(item, report: dict, judged: bool = False) -> dict:

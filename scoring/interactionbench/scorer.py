@@ -148,10 +148,13 @@ def score_negative(ems: list[Emission]) -> dict:
             "v_premature": 0, "v_redundant": 0, "silence_compliance": sc, "timing_score": sc, "total_score": sc}
 
 
-def score_retro_qa(row: dict, answers: list[dict], ems: list[Emission], cfg: IBConfig, content: ItemContent) -> dict:
-    """A-type: one event at question_time_s (the answer's own time is ignored); accuracy of the match."""
+def score_retro_qa(row: dict, answers: list[dict], ems: list[Emission], cfg: IBConfig, content: ItemContent,
+                   timing: Optional[list] = None) -> dict:
+    """A-type: one event at question_time_s (the answer's own time is ignored); accuracy of the match.
+    timing: a list that receives the item's Timing (the emissions' fates)."""
     q = ib_rules.question_time(row)
     tm = decision_timing([q], ems, cfg.pre_tol)
+    _keep(timing, tm)
     rec = {"family": "A_retro_qa", **tm.fields(cfg.delta)}
     k = tm.match[0]
     if k is None:
@@ -178,8 +181,10 @@ def _last_number(texts) -> Optional[float]:
     return None
 
 
-def score_trigger(timed: list[dict], ems: list[Emission], cfg: IBConfig, content: ItemContent, counting: bool) -> dict:
-    """B_trigger / C_counting: merged events, decision timing (optional gate), content of the matches."""
+def score_trigger(timed: list[dict], ems: list[Emission], cfg: IBConfig, content: ItemContent, counting: bool,
+                  timing: Optional[list] = None) -> dict:
+    """B_trigger / C_counting: merged events, decision timing (optional gate), content of the matches.
+    timing: a list that receives the item's Timing (the emissions' fates)."""
     events = merge_events(timed)
     times = [e.time for e in events]
     gate = None
@@ -194,6 +199,7 @@ def score_trigger(timed: list[dict], ems: list[Emission], cfg: IBConfig, content
                 s = content.plain(events[k].ref, text)
                 return s is None or s >= cfg.gate_thresh
     tm = decision_timing(times, ems, cfg.pre_tol, gate)
+    _keep(timing, tm)
     rec = {"family": "C_counting" if counting else "B_trigger", **tm.fields(cfg.delta)}
     scores = [content.plain(events[k].ref, ems[m][1]) for k, m in enumerate(tm.match) if m is not None]
     got = [s for s in scores if s is not None]
@@ -219,8 +225,9 @@ def score_trigger(timed: list[dict], ems: list[Emission], cfg: IBConfig, content
 
 
 def score_segments(timed: list[dict], ems: list[Emission], duration: float, cfg: IBConfig,
-                   content: ItemContent) -> dict:
-    """LCG/BRC: segments [e_i, e_i+1) scored on the joined emissions inside; total = accuracy."""
+                   content: ItemContent, timing: Optional[list] = None) -> dict:
+    """LCG/BRC: segments [e_i, e_i+1) scored on the joined emissions inside; total = accuracy.
+    timing: a list that receives the item's Timing (the emissions' fates; a diagnostic here)."""
     events = merge_events(timed)
     times = [e.time for e in events]
     end = max(duration, times[-1]) + 1e-6
@@ -238,6 +245,7 @@ def score_segments(timed: list[dict], ems: list[Emission], duration: float, cfg:
         else:
             all_scores.append(0.0)
     tm = decision_timing(times, ems, cfg.pre_tol)
+    _keep(timing, tm)
     rec = {"family": "C_segments", **tm.fields(cfg.delta)}
     acc = round(100 * exact_mean(all_scores), 1) if all_scores else None
     rec["accuracy"] = acc
@@ -248,18 +256,34 @@ def score_segments(timed: list[dict], ems: list[Emission], duration: float, cfg:
     return rec
 
 
+def _keep(sink: Optional[list], tm: Any) -> None:
+    """Hand a family's Timing to the caller that asked for it."""
+    if sink is not None:
+        sink.append(tm)
+
+
+def emission_verdicts(rec: dict, timing: list, delta: float) -> list[dict]:
+    """One scored item's emissions as its record counts them (Timing.verdicts); a silence-required item's are
+    every one spurious, with no event."""
+    if rec["family"] == "negative":
+        return [{"label": "spurious", "event": None, "event_time": None, "delay": None, "credit": 0.0}
+                for _ in range(rec["v_spurious"])]
+    return timing[0].verdicts(delta)
+
+
 def score_row(row: dict, iid: str, line: Optional[dict], duration: float, domain: Any, cfg: IBConfig,
-              content: ItemContent, family: str, timed: list[dict]) -> dict:
-    """The full reference record of one valid item (`family` and `timed` as ib_rules.family_and_timed gives)."""
+              content: ItemContent, family: str, timed: list[dict], timing: Optional[list] = None) -> dict:
+    """The full reference record of one valid item (`family` and `timed` as ib_rules.family_and_timed gives);
+    timing: a list that receives the item's Timing (none for a silence-required item)."""
     ems = filtered_emissions(line, iid)
     if family == "negative":
         rec = score_negative(ems)
     elif family == "A_retro_qa":
-        rec = score_retro_qa(row, timed, ems, cfg, content)
+        rec = score_retro_qa(row, timed, ems, cfg, content, timing)
     elif family == "C_segments":
-        rec = score_segments(timed, ems, duration, cfg, content)
+        rec = score_segments(timed, ems, duration, cfg, content, timing)
     else:
-        rec = score_trigger(timed, ems, cfg, content, family == "C_counting")
+        rec = score_trigger(timed, ems, cfg, content, family == "C_counting", timing)
     rec.update(latency_fields(line, duration))
     cap = ib_rules.capability(row)
     rec.update({
@@ -306,8 +330,9 @@ def video_fields(row: dict) -> tuple[float, Any]:
 
 def score(rows: list[dict], preds: list[dict], config: IBConfig = IBConfig(), judge: Any = None,
           mcq_key: Optional[list[dict]] = None, *, mcq_key_source: Optional[str] = None,
-          items_source: Optional[str] = None) -> dict:
-    """Score predictions against native item rows; returns {per_item, records, aggregate, table}.
+          items_source: Optional[str] = None, verdicts: bool = False) -> dict:
+    """Score predictions against native item rows; returns {per_item, records, aggregate, table}, and with
+    `verdicts` also {"emission_verdicts": item id -> each filtered emission's fate} (what Compare draws).
 
     judge: None (lexical) or a callable (question, gt, pred) -> [0, 1] (optional .name, .prompt_version,
     .n_missing, .vdc); JudgeUnavailable excludes that content and is counted in config.judge_unavailable.
@@ -325,12 +350,16 @@ def score(rows: list[dict], preds: list[dict], config: IBConfig = IBConfig(), ju
     missing_before = int(getattr(judge, "n_missing", 0) or 0) if judge is not None else 0
     counter = ContentCounter()
     records = []
+    fates: dict[str, list[dict]] = {}
     for r, iid, fam, timed in selected:
         key = keys.get(iid)
         content = item_content(r.get("question") or "", judge_fn, judge, key, cfg.fixed, counter)
         duration, domain = video_fields(r)  # each row's own: one video_id may span two files
         line = lines.get(iid)
-        rec = score_row(r, iid, line, duration, domain, cfg, content, fam, timed)
+        timing: Optional[list] = [] if verdicts else None
+        rec = score_row(r, iid, line, duration, domain, cfg, content, fam, timed, timing)
+        if timing is not None:
+            fates[iid] = emission_verdicts(rec, timing, cfg.delta)
         if key is not None:
             rec["mcq"] = True
         if line:
@@ -354,7 +383,10 @@ def score(rows: list[dict], preds: list[dict], config: IBConfig = IBConfig(), ju
         conf["fixed"] = True
     agg["config"] = conf
     per_item = {rec["item_id"]: {f: rec.get(f) for f in PER_ITEM_FIELDS} for rec in records}
-    return {"per_item": per_item, "records": records, "aggregate": agg, "table": headline(agg["overall"])}
+    out = {"per_item": per_item, "records": records, "aggregate": agg, "table": headline(agg["overall"])}
+    if verdicts:
+        out["emission_verdicts"] = fates
+    return out
 
 
 def read_predictions(path: str | Path) -> list[dict]:

@@ -35,9 +35,9 @@ def merge_events(timed_answers: Sequence[dict]) -> list[Event]:
 
 
 class Timing:
-    """The outcome of attributing emissions to events: per event the matched emission and delay. (A plain
-    class: one is built per item, and `score` does not import dataclasses.)"""
-    __slots__ = ("n_gt", "n_resp", "match", "delay", "v_premature", "v_redundant", "v_spurious")
+    """The outcome of attributing emissions to events: per event the matched emission and delay, per emission
+    its fate. (A plain class: one is built per item, and `score` does not import dataclasses.)"""
+    __slots__ = ("n_gt", "n_resp", "match", "delay", "v_premature", "v_redundant", "v_spurious", "times", "fates")
 
     def __init__(self, n_gt: int, n_resp: int, match: list[Optional[int]], delay: list[Optional[float]],
                  v_premature: int = 0, v_redundant: int = 0, v_spurious: int = 0) -> None:
@@ -45,10 +45,22 @@ class Timing:
         self.match = match  # emission index per event
         self.delay = delay
         self.v_premature, self.v_redundant, self.v_spurious = v_premature, v_redundant, v_spurious
+        self.times: Sequence[float] = ()  # the events' times r*
+        # per emission in order, as counted: (matched | premature | redundant | spurious, event index or None)
+        self.fates: list[tuple[str, Optional[int]]] = []
 
     @property
     def n_matched(self) -> int:
         return sum(m is not None for m in self.match)
+
+    def verdicts(self, delta: float) -> list[dict]:
+        """Each emission's fate as counted, for Compare: label, event index and time, delay and credit (matches)."""
+        out = []
+        for label, k in self.fates:
+            d = self.delay[k] if label == "matched" else None
+            out.append({"label": label, "event": k, "event_time": None if k is None else self.times[k],
+                        "delay": d, "credit": 0.0 if d is None else timing_credit(d, delta)})
+        return out
 
     def fields(self, delta: float, sc_defined: bool = True) -> dict:
         """The record's timing fields, in reference order (TA, SC, counts, precision, delay, miss)."""
@@ -57,7 +69,7 @@ class Timing:
         matched = len(delays)
         if matched:
             # missed events score 0.0; the exact mean does not depend on the order of the terms
-            scores = [max(0.0, 1.0 - d / delta) for d in delays]
+            scores = [timing_credit(d, delta) for d in delays]
             scores.extend([0.0] * (n_gt - matched))
             ta = round(100 * exact_mean(scores), 1)
         else:
@@ -79,6 +91,11 @@ class Timing:
         }
 
 
+def timing_credit(delay: float, delta: float) -> float:
+    """One matched event's timing score: 1 - d/delta, floored at 0."""
+    return max(0.0, 1.0 - delay / delta)
+
+
 def decision_timing(times: Sequence[float], ems: Sequence[Emission], pre_tol: float = 1.0,
                     gate: Optional[Gate] = None) -> Timing:
     """Attribute time-sorted emissions to events (times sorted, distinct).
@@ -90,6 +107,7 @@ def decision_timing(times: Sequence[float], ems: Sequence[Emission], pre_tol: fl
     match: list[Optional[int]] = [None] * n
     delay: list[Optional[float]] = [None] * n
     out = Timing(n, len(ems), match, delay)
+    out.times = times
     if n == 0:
         return out
     first = times[0]
@@ -104,21 +122,27 @@ def decision_timing(times: Sequence[float], ems: Sequence[Emission], pre_tol: fl
                     k, d = k + 1, 0.0
             if match[k] is not None:
                 out.v_redundant += 1
+                out.fates.append(("redundant", k))
                 continue
             match[k], delay[k] = i, d
+            out.fates.append(("matched", k))
         return out
     for i, (t, text) in enumerate(ems):
         a = t + pre_tol
         if a < first:
             out.v_premature += 1
+            out.fates.append(("premature", None))
             continue
         k = bisect_right(times, a) - 1
         if match[k] is not None:
             out.v_redundant += 1
+            out.fates.append(("redundant", k))
             continue
         if gate is not None and not gate(k, text):
             out.v_spurious += 1
+            out.fates.append(("spurious", k))
             continue
         match[k] = i
         delay[k] = max(0.0, t - times[k])
+        out.fates.append(("matched", k))
     return out

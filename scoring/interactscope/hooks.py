@@ -4,7 +4,7 @@ module on first use."""
 from __future__ import annotations
 
 # every label a response can get, in legend order
-VERDICTS = ("correct", "wrong", "ignored", "early", "outside")
+VERDICTS = ("correct", "wrong", "unjudged", "ignored", "early", "outside")
 
 
 def score_item(item, prediction, judge=None, oi_transport=None) -> dict:
@@ -24,14 +24,11 @@ def content_judged(judge, oi_transport) -> bool:
     return judge is not None
 
 
-def classify(item, prediction, judge=None) -> list:
-    """Each response's verdict (scoring.classify.ResponseVerdict)."""
-    from scoring.interactscope import scorer as isc
+def classify(item, prediction, report: dict):
+    """Each response's verdict (scoring.classify.ResponseVerdict) as `report`, the scorer's report holding the
+    item, records it; None when it holds no per-response record of the item."""
     from scoring.interactscope.classify import classify_interactscope
-    pred = isc.fill_tool_verdicts(item.native, prediction)
-    if judge is not None:
-        pred = isc.fill_judge_verdicts(item.native, pred, judge)
-    return classify_interactscope(item.native, pred)
+    return classify_interactscope(item.native, prediction, report)
 
 
 def item_stats(report):

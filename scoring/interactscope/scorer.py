@@ -88,6 +88,8 @@ class TargetDiag:
     correct: bool
     rule: str
     unjudged: int = 0
+    unjudged_ids: tuple[str, ...] = ()  # timely responses with no verdict for this target (a judge failure)
+    before: tuple[str, ...] = ()  # responses before the window
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,7 @@ def score_target(target: Mapping, interaction: Mapping, responses: list[Mapping]
     timed = sorted(((response_time(r, config), i, r) for i, r in enumerate(responses)), key=lambda x: (x[0], x[1]))
     inside = [(t, r) for t, i, r in timed if _inside(t, window, config.window_closed) and str(r.get("id")) not in used]
     unjudged = 0
+    unjudged_ids = tuple(str(r.get("id")) for _, r in inside if _verdict(r, tid) is None)
     if config.missing_verdict == "exclude":
         judged = [(t, r) for t, r in inside if _verdict(r, tid) is not None]
         unjudged = len(inside) - len(judged)
@@ -166,7 +169,8 @@ def score_target(target: Mapping, interaction: Mapping, responses: list[Mapping]
         else:
             candidate = next(((t, r) for t, r in inside if _verdict(r, tid)), inside[0])
         verdict = bool(_verdict(candidate[1], tid))
-    early = any(t < window[0] and _verdict(r, tid) for t, _, r in timed)
+    before = [r for t, _, r in timed if t < window[0]]
+    early = any(_verdict(r, tid) for r in before)
     timing = "in_window" if inside else ("early" if early else "missed")
     correct = bool(verdict)
     if config.penalize_early and task != "T8" and early:
@@ -176,7 +180,8 @@ def score_target(target: Mapping, interaction: Mapping, responses: list[Mapping]
                       in_window=tuple(str(r.get("id")) for _, r in inside),
                       candidate=None if candidate is None else str(candidate[1].get("id")),
                       candidate_t=None if candidate is None else candidate[0], verdict=verdict,
-                      timing=timing, correct=correct, rule=rule, unjudged=unjudged)
+                      timing=timing, correct=correct, rule=rule, unjudged=unjudged, unjudged_ids=unjudged_ids,
+                      before=tuple(str(r.get("id")) for r in before))
 
 
 def score_interaction(interaction: Mapping, prediction: Optional[Mapping],

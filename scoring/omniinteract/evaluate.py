@@ -17,7 +17,8 @@ from .summary import aggregate, summarize_sample
 PathLike = Union[str, Path]
 
 
-def _chunk_dict(c: Any) -> dict[str, Any]:
+def chunk_dict(c: Any) -> dict[str, Any]:
+    """A chunk as a sample's record lists it."""
     return {"chunk_id": c.chunk_id, "start": c.start, "end": c.end, "text": c.text}
 
 
@@ -42,7 +43,7 @@ def _summarized(item: SampleInput, score: SampleScore, sample_summary: dict[str,
            "item_kind": "summarized", "video": item.video if fixed else None, "scene_type": item.scene_type,
            "gt_json": str(item.gt_json) if ok or fixed else None,
            "model_json": str(item.model_json) if ok or fixed else None, "error": score.error,
-           "num_slots_built": score.num_slots, "unmatched_chunks": [_chunk_dict(c) for c in score.unmatched],
+           "num_slots_built": score.num_slots, "unmatched_chunks": [chunk_dict(c) for c in score.unmatched],
            "slots": score.rows, "judge_calls": [c.to_dict() for c in score.judge_calls],
            "sample_summary": sample_summary}
     if score.error is not None:

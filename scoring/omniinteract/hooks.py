@@ -4,7 +4,7 @@ module on first use."""
 from __future__ import annotations
 
 # every label a response can get, in legend order
-VERDICTS = ("early", "core", "early+core", "unmatched")
+VERDICTS = ("early", "core", "early+core", "unmatched", "judge_failed")
 
 
 def score_item(item, prediction, judge=None, oi_transport=None) -> dict:
@@ -24,10 +24,11 @@ def content_judged(judge, oi_transport) -> bool:
     return oi_transport is not None
 
 
-def classify(item, prediction, judge=None) -> list:
-    """Each response's verdict (scoring.classify.ResponseVerdict)."""
-    from scoring.omniinteract.classify import classify_omniinteract, oi_slots
-    return classify_omniinteract(item.native, item.kind, prediction, slots=oi_slots(item))
+def classify(item, prediction, report: dict):
+    """Each response's verdict (scoring.classify.ResponseVerdict) as `report`, the scorer's report holding the
+    item, records it; None when it holds no per-response record of the item."""
+    from scoring.omniinteract.classify import classify_omniinteract
+    return classify_omniinteract(item.id, prediction, report)
 
 
 def item_stats(report):

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 
 def score_item(item, transcript, judge=None, oi_transport=None) -> dict:
-    """OmniInteract on one sample without touching disk: slots from the annotation, chunks from the transcript."""
+    """OmniInteract on one sample without touching disk: slots from the annotation, chunks from the transcript;
+    the sample as the evaluator records it (slots, unmatched chunks, a judge failure)."""
     from scoring.omniinteract import OIConfig
     from scoring.omniinteract.common import normalize_chunks
+    from scoring.omniinteract.evaluate import chunk_dict
     from scoring.omniinteract.judge import dry_run_transport
     from scoring.omniinteract.matching import match_chunks
     from scoring.omniinteract.scoring import score_sample
@@ -20,8 +22,9 @@ def score_item(item, transcript, judge=None, oi_transport=None) -> dict:
     is_math = "1q1a_math" in str(item.meta.get("subset", ""))
     sample_summary = summarize_sample(score.rows, len(score.unmatched), score.status, cfg.count_unmatched_as_fp,
                                       is_math, cfg.fixed)
-    return {"samples": [{"sample_id": item.id, "status": score.status, "slots": score.rows,
-                         "sample_summary": sample_summary}],
+    return {"samples": [{"sample_id": item.id, "status": score.status, "item_kind": "summarized",
+                         "error": score.error, "unmatched_chunks": [chunk_dict(c) for c in score.unmatched],
+                         "slots": score.rows, "sample_summary": sample_summary}],
             "summary": aggregate([sample_summary], 0, cfg.fixed)}
 
 

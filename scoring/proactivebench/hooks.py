@@ -25,10 +25,11 @@ def content_judged(judge, oi_transport) -> bool:
     return judge is not None
 
 
-def classify(item, prediction, judge=None) -> list:
-    """Each response's verdict (scoring.classify.ResponseVerdict)."""
+def classify(item, prediction, report: dict):
+    """Each response's verdict (scoring.classify.ResponseVerdict) as `report`, the scorer's report holding the
+    item, records it; None when it holds no per-response record of the item."""
     from scoring.proactivebench.classify import classify_proactivebench
-    return classify_proactivebench(item.native, prediction)
+    return classify_proactivebench(item.native, prediction, report)
 
 
 def item_stats(report):

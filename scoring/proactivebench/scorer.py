@@ -95,6 +95,7 @@ class WindowDiag:
     correct: bool
     scored_responses: tuple[int, ...] = ()
     eval_start: int = 2
+    deciding_response: Optional[int] = None  # the scored second whose timing gave the outcome
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,8 @@ class ESDiag:
     broken_segments: tuple[tuple[int, int], ...] = ()
     scored_responses: tuple[int, ...] = ()
     eval_start: int = 2
+    alert_responses: tuple[tuple[int, int], ...] = ()  # (scored second, the alert it hits)
+    segment_responses: tuple[tuple[int, tuple[int, int]], ...] = ()  # (scored second, the segment it breaks)
 
 
 ItemDiag = Union[WindowDiag, CountDiag, ESDiag]
@@ -156,18 +159,24 @@ def item_eval_start(item: Mapping, config: PBConfig) -> int:
     return config.eval_start if value is None else int(value)
 
 
+def response_seconds(item: Mapping, prediction: Optional[Mapping], config: PBConfig = PBConfig()) -> tuple[int, ...]:
+    """Sorted distinct non-silent seconds of a prediction (A1), scored or not."""
+    if not prediction:
+        return ()
+    iid = item.get("item_id")
+    return tuple(sorted({
+        _as_second(s, config, f"prediction for item {iid} field 'response_seconds'")
+        for s in prediction.get("response_seconds") or ()
+    }))
+
+
 def scored_seconds(item: Mapping, prediction: Optional[Mapping], config: PBConfig = PBConfig()) -> tuple[int, ...]:
     """Sorted distinct non-silent seconds in [eval_start, duration]; everything else is silent."""
     if not prediction:
         return ()
     start = item_eval_start(item, config)
     duration = int(item["duration"])
-    iid = item.get("item_id")
-    seconds = {
-        _as_second(s, config, f"prediction for item {iid} field 'response_seconds'")
-        for s in prediction.get("response_seconds") or ()
-    }
-    return tuple(sorted(k for k in seconds if start <= k <= duration))
+    return tuple(k for k in response_seconds(item, prediction, config) if start <= k <= duration)
 
 
 def item_window(item: Mapping, config: PBConfig = PBConfig()) -> tuple[int, int]:
@@ -203,17 +212,20 @@ def score_window_item(item: Mapping, prediction: Optional[Mapping], config: PBCo
             return "in_window"
         return config.late_outcome
 
-    if config.window_rule == "any_in_window" and any(_in_range(k, start, end, closed) for k in seconds):
-        outcome = "in_window"
+    inside = next((k for k in seconds if _in_range(k, start, end, closed)), None) \
+        if config.window_rule == "any_in_window" else None
+    if inside is not None:
+        outcome, deciding = "in_window", inside
     else:
-        outcome = classify(first)
+        outcome, deciding = classify(first), first
     if item["subtask"] == "SS" and config.ss_rule == "no_early":
         correct = outcome != "early"
     else:
         correct = outcome == "in_window"
     return WindowDiag(item_id=str(item.get("item_id")), subtask=item["subtask"], window=(start, end),
                       first_response=first, outcome=outcome, correct=correct,
-                      scored_responses=seconds, eval_start=item_eval_start(item, config))
+                      scored_responses=seconds, eval_start=item_eval_start(item, config),
+                      deciding_response=deciding)
 
 
 _NUMBER_WORDS = {w: i for i, w in enumerate(
@@ -274,15 +286,18 @@ def score_es_item(item: Mapping, prediction: Optional[Mapping], config: PBConfig
                  _as_second(e, config, f"item {iid} field 'silence_segments'"))
                 for s, e in item.get("silence_segments") or ()]
     tol = config.es_alert_tol
-    hit = tuple(a for a in alerts if any(a - tol <= k <= a + tol for k in seconds))
-    broken = tuple((s, e) for s, e in segments
-                   if any(_in_range(k, s, e, config.es_segment_closed) for k in seconds))
+    hit_by = tuple((k, a) for a in alerts for k in seconds if a - tol <= k <= a + tol)
+    broken_by = tuple((k, (s, e)) for s, e in segments for k in seconds
+                      if _in_range(k, s, e, config.es_segment_closed))
+    hit = tuple(a for a in alerts if any(x == a for _, x in hit_by))
+    broken = tuple(seg for seg in segments if any(x == seg for _, x in broken_by))
     r = _ratio(len(hit), len(alerts))
     q = _ratio(len(segments) - len(broken), len(segments))
     return ESDiag(item_id=str(iid), subtask="ES", hits=len(hit), alerts=len(alerts),
                   clean_segments=len(segments) - len(broken), segments=len(segments),
                   responsiveness=r, restraint=q, S_ES=_geo(r, q), hit_alerts=hit,
-                  broken_segments=broken, scored_responses=seconds, eval_start=item_eval_start(item, config))
+                  broken_segments=broken, scored_responses=seconds, eval_start=item_eval_start(item, config),
+                  alert_responses=hit_by, segment_responses=broken_by)
 
 
 def score_item(item: Mapping, prediction: Optional[Mapping], config: PBConfig = PBConfig()) -> ItemDiag:

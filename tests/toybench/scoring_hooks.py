@@ -36,7 +36,7 @@ def content_judged(judge, oi_transport) -> bool:
     return False
 
 
-def classify(item, prediction, judge=None) -> list:
+def classify(item, prediction, report) -> list:
     presses = (prediction or {}).get("presses", [])
     return [ResponseVerdict(index=i, t=t, label=_verdict(item.native, t), target="moment") for i, t in enumerate(presses)]
 
