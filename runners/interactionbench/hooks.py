@@ -48,9 +48,15 @@ def human_allowances(ds, preds: dict, report: dict) -> str:
 
 
 def paper_intervals(reports: list) -> list:
-    """The paper's seeded bootstrap of the mean total score over these reports in order (None: no records)."""
+    """The paper's seeded bootstrap of the mean total score over these reports in order (`report --ci paper`)."""
     from runners.interactionbench.report import paper_intervals
     return paper_intervals(reports)
+
+
+def paper_ci_note() -> str:
+    """How `paper_intervals` are made, for the report and the Leaderboard."""
+    from runners.interactionbench.report import PAPER_CI_NOTE
+    return PAPER_CI_NOTE
 
 
 # --- command line (runners.cli): the flags that are this benchmark's, its score plan and table -------------------
