@@ -3,6 +3,7 @@ ours, each labelled (the numbers of the golden bootstrap case for the same runs 
 says which human-reference allowances its figure used."""
 from __future__ import annotations
 
+import csv
 import html
 import re
 import time
@@ -11,6 +12,7 @@ from annotation.model import Response
 from annotation.store import Store
 from ibench_ui.context import AppContext
 from ibench_ui.leaderboard import compute_tables, leaderboard_html
+from runners.report import write_report
 from tests.runners.test_report_paper_ci import _case, _store_runs
 
 IB = "interactionbench"
@@ -50,4 +52,10 @@ def test_human_row_says_its_allowances(tmp_path):
     assert ("allowances: A-type shift not applied (measured 1.50 s over 2 answered IVQA A item(s)); MCQ not by option "
             "text (judged against the annotated answer); pre-anchor tolerance 1 s") in cell, cell
     assert "paper CI:" in cell
+    # the report says the same in its table (CSV column and Markdown column)
+    write_report(store, {IB: ctx.dataset(IB)}, tmp_path / "rep", n_resamples=20, figures=False, ci="paper")
+    with open(tmp_path / "rep" / f"{IB}_table.csv", newline="", encoding="utf-8") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert row["allowances"].startswith("A-type shift not applied (measured 1.50 s over 2 answered IVQA A item(s))")
+    assert row["total_paper_n"] == "2" and "allowances (human rows)" in (tmp_path / "rep" / "report.md").read_text()
     store.close()
