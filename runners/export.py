@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Optional
 
@@ -139,8 +140,7 @@ def export_responses(db: str, session: Optional[str] = None, fmt: str = "jsonl",
         preds = native_predictions(bench, ds, sitting_responses(store, s, ds, calibration_shift))
         if human_reference and "human_reference" in hook(bench, "EXPORT_FLAGS", ()):
             sid = study_of(s)
-            others = lambda: [native_predictions(bench, ds, sitting_responses(store, o, ds, calibration_shift))  # noqa: E731
-                              for o in study_sessions(store, sid) if o.benchmark == bench]
+            others = partial(study_predictions, store, sid, bench, ds, calibration_shift)
             preds, said = hook(bench, "human_reference")(ds, preds, s.id, sid, others)
             print(f"{bench}: session {s.id} ({s.participant}): {said}", file=sys.stderr)
         target = Path(out or f"export-{bench}") / (s.id if len(sessions) > 1 else "")
@@ -152,6 +152,12 @@ def export_responses(db: str, session: Optional[str] = None, fmt: str = "jsonl",
 def study_of(session) -> Optional[str]:
     """The study a session was created for (None for a session opened in the studio)."""
     return (session.settings or {}).get("study_id")
+
+
+def study_predictions(store: Store, study: str, bench: str, ds, calibration_shift: bool = False) -> list[dict]:
+    """Native predictions of every sitting of a study on `bench` (its participants' own responses)."""
+    return [native_predictions(bench, ds, sitting_responses(store, o, ds, calibration_shift))
+            for o in study_sessions(store, study) if o.benchmark == bench]
 
 
 def sitting_responses(store: Store, s, ds, calibration_shift: bool = False) -> dict[str, list]:

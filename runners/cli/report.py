@@ -1,6 +1,7 @@
 """`python app.py report --db PATH --out DIR`: Markdown + CSV tables of the scorers' own figures with
-bootstrap intervals (none below --min-n items; `--ci paper` adds the paper's own) and timeline figures (HTML + PNG) for every responder in the
-store: each participant, the pooled humans, each model run and live model sitting."""
+bootstrap intervals (none below --min-n items; `--ci paper` adds the paper's own) and timeline figures
+(HTML + PNG) for every responder in the store: each participant, the pooled humans, each model run and
+live model sitting."""
 from __future__ import annotations
 
 from runners.checks import usage

@@ -30,9 +30,10 @@ Q = 13.0
 
 
 def _ready(page, item: str) -> None:
-    page.wait_for_function(f"() => {{ const v = document.querySelector('{VIDEO}'); const b = document.querySelector('#start-btn');"
-                           f" return v && v.dataset.item === {item!r} && v.readyState >= 2 && b && !b.hidden && !b.disabled; }}",
-                           timeout=30000)
+    page.wait_for_function(f"() => {{ const v = document.querySelector('{VIDEO}');"
+                           " const b = document.querySelector('#start-btn');"
+                           f" return v && v.dataset.item === {item!r} && v.readyState >= 2 && b && !b.hidden"
+                           " && !b.disabled; }", timeout=30000)
 
 
 def _play_to_end(page) -> None:

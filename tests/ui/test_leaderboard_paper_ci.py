@@ -30,7 +30,8 @@ def test_paper_intervals_labelled_beside_ours(tmp_path):
     page = leaderboard_html(compute_tables(ctx, 20, 0, 5, "paper"))
     # golden sh_boot_three_runs/expected/out/ci_overall.csv: r_good 66.09 [51.22, 79.49], r_slow 43.85 [30.82, 56.68],
     # r_chatty 44.58 [33.61, 55.27], n = 23 each
-    for name, want in (("r_good", "paper CI: 66.09 [51.22, 79.49] n=23"), ("r_slow", "paper CI: 43.85 [30.82, 56.68] n=23"),
+    for name, want in (("r_good", "paper CI: 66.09 [51.22, 79.49] n=23"),
+                       ("r_slow", "paper CI: 43.85 [30.82, 56.68] n=23"),
                        ("r_chatty", "paper CI: 44.58 [33.61, 55.27] n=23")):
         cell = _cell(page, f"plugin:golden:{name}")
         assert want in cell and " ours " in cell, cell
