@@ -16,11 +16,12 @@ from ibench_ui.guard import Events
 from ibench_ui.render import esc
 from ibench_ui.static_route import script_tags
 from runners.report import (CI_CHOICES, HEADLINE, BenchmarkTables, benchmark_tables, compare_link, leaderboard,
-                            markdown_section, responders, write_report, zip_dir, POOLED_HUMANS)
+                            markdown_section, paper_text, responders, write_report, zip_dir, POOLED_HUMANS)
+from scoring.bootstrap import DEFAULT_MIN_N
 
 CI_LABELS = {"ours": "ours: item bootstrap",
              "paper": "paper: its seeded procedure over the rows in order, beside ours"}
-from scoring.bootstrap import DEFAULT_MIN_N
+
 
 def compute_tables(ctx: AppContext, n_resamples: int, seed: int,
                    min_n: int = DEFAULT_MIN_N, ci: str = "ours") -> dict[str, BenchmarkTables]:
@@ -37,8 +38,7 @@ def _extras(tb: BenchmarkTables, key: str) -> str:
     """What a cell adds to our figure: the paper's interval (labelled) and a human row's allowances."""
     out = ""
     if tb.paper:
-        piv = tb.paper.get(key)
-        text = piv.fmt(2) if piv is not None and piv.point is not None else f"– ({piv.reason if piv else 'none'})"
+        text = paper_text(tb.paper.get(key))
         out += f' <small class="ib-paper-ci" title="{esc(tb.paper_note)}">paper CI: {esc(text)}</small>'
     if key in tb.allowances:
         out += f' <small class="ib-allowances">allowances: {esc(tb.allowances[key])}</small>'

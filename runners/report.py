@@ -553,9 +553,11 @@ def paper_cells(iv: Optional[Interval]) -> list:
     return [f"{iv.point:.2f}", f"{iv.low:.2f}", f"{iv.high:.2f}", iv.n_items, ""]
 
 
-def _paper_fmt(iv: Optional[Interval]) -> str:
-    """A paper interval as its CSV rounds it: "66.09 [51.22, 79.49] n=23"."""
-    return "–" if iv is None else iv.fmt(2)
+def paper_text(iv: Optional[Interval]) -> str:
+    """A paper interval as its CSV rounds it: "66.09 [51.22, 79.49] n=23", or "– (no scored records)"."""
+    if iv is None:
+        return "–"
+    return iv.fmt(2) if iv.point is not None else f"– ({iv.reason})"
 
 
 def table_rows(tb: BenchmarkTables) -> list[list]:
@@ -607,7 +609,7 @@ def markdown_section(tb: BenchmarkTables, level: float = 0.95) -> str:
         key = rs.responder.key
         row = [rs.responder.label, rs.responder.kind, len(rs.stats.item_ids)] + [_fmt(rs.columns.get(c))
                                                                                  for c in tb.columns]
-        row += [_paper_fmt(tb.paper.get(key))] if tb.paper else []
+        row += [paper_text(tb.paper.get(key))] if tb.paper else []
         row += [(rs.report.get("table") or {}).get(c, "–") for c in extra]
         rows.append(row + [rs.source] + ([tb.allowances.get(key, "–")] if tb.allowances else []))
     parts += [_md_table(headers, rows), ""]
