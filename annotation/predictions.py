@@ -10,15 +10,14 @@ from annotation.dataset import Dataset
 from annotation.model import Response
 
 
-def item_prediction(benchmark: str, item, responses: Iterable[Response], human_reference: bool = False):
+def item_prediction(benchmark: str, item, responses: Iterable[Response]):
     """The native prediction record of one item."""
-    return registry.get(benchmark).hook("annotation", "item_prediction")(item, list(responses), human_reference)
+    return registry.get(benchmark).hook("annotation", "item_prediction")(item, list(responses))
 
 
-def native_predictions(benchmark: str, dataset: Dataset, by_item: Mapping[str, list[Response]],
-                       human_reference: bool = False) -> dict:
+def native_predictions(benchmark: str, dataset: Dataset, by_item: Mapping[str, list[Response]]) -> dict:
     """item id -> native prediction, for every item that has an entry in `by_item` (possibly empty)."""
-    return {iid: item_prediction(benchmark, dataset.get(iid), rs, human_reference) for iid, rs in by_item.items()}
+    return {iid: item_prediction(benchmark, dataset.get(iid), rs) for iid, rs in by_item.items()}
 
 
 def write_native(benchmark: str, dataset: Dataset, preds: Mapping[str, object], out: str | Path,

@@ -1,5 +1,6 @@
 """Leaderboard tab: every responder across benchmarks (each participant, the pooled humans, each model), the
-scorer's headline figure with n and its bootstrap interval (none below the minimum n, with the reason),
+scorer's headline figure with n and its bootstrap interval (none below the minimum n, with the reason), on request
+the paper's own interval beside it (each labelled), each human row's human-reference allowances,
 sortable by any column, each cell linking into the Compare tab; the paper tables with breakdowns,
 differences and rank stability below; the full report as a download."""
 from __future__ import annotations
@@ -14,18 +15,33 @@ from ibench_ui.context import AppContext
 from ibench_ui.guard import Events
 from ibench_ui.render import esc
 from ibench_ui.static_route import script_tags
-from runners.report import (HEADLINE, BenchmarkTables, benchmark_tables, compare_link, leaderboard,
-                            markdown_section, responders, write_report, zip_dir, POOLED_HUMANS)
+from runners.report import (CI_CHOICES, HEADLINE, BenchmarkTables, benchmark_tables, compare_link, leaderboard,
+                            markdown_section, paper_text, responders, write_report, zip_dir, POOLED_HUMANS)
 from scoring.bootstrap import DEFAULT_MIN_N
 
+CI_LABELS = {"ours": "ours: item bootstrap",
+             "paper": "paper: its seeded procedure over the rows in order, beside ours"}
+
+
 def compute_tables(ctx: AppContext, n_resamples: int, seed: int,
-                   min_n: int = DEFAULT_MIN_N) -> dict[str, BenchmarkTables]:
-    """Tables of every loaded benchmark that has at least one responder."""
+                   min_n: int = DEFAULT_MIN_N, ci: str = "ours") -> dict[str, BenchmarkTables]:
+    """Tables of every loaded benchmark that has at least one responder (ci="paper": with the paper's intervals)."""
     out = {}
     for b in ctx.benchmarks():
         ds = ctx.dataset(b)
         if responders(ctx.store, b, ds):
-            out[b] = benchmark_tables(ctx.store, ds, n_resamples=n_resamples, seed=seed, min_n=min_n)
+            out[b] = benchmark_tables(ctx.store, ds, n_resamples=n_resamples, seed=seed, min_n=min_n, ci=ci)
+    return out
+
+
+def _extras(tb: BenchmarkTables, key: str) -> str:
+    """What a cell adds to our figure: the paper's interval (labelled) and a human row's allowances."""
+    out = ""
+    if tb.paper:
+        text = paper_text(tb.paper.get(key))
+        out += f' <small class="ib-paper-ci" title="{esc(tb.paper_note)}">paper CI: {esc(text)}</small>'
+    if key in tb.allowances:
+        out += f' <small class="ib-allowances">allowances: {esc(tb.allowances[key])}</small>'
     return out
 
 
@@ -54,21 +70,23 @@ def leaderboard_html(tables: dict[str, BenchmarkTables]) -> str:
                 value = f'<a class="ib-compare-link" href="{esc(compare_link(b, [key]))}">{value}</a>'
             note = (f' <small class="ib-no-interval" title="{esc(iv.reason)}">no interval: {esc(iv.reason)}</small>'
                     if iv.point is not None and not iv.has_interval and iv.reason else "")
-            cells.append(f'<td data-sort="{sort}" data-n="{iv.n_items}">{value} <small class="ib-n">n={iv.n_items}'
-                         f'</small>{note}</td>')
+            ours = ' <small class="ib-ours-ci">ours</small>' if tables[b].paper else ""
+            cells.append(f'<td data-sort="{sort}" data-n="{iv.n_items}">{value}{ours} <small class="ib-n">'
+                         f'n={iv.n_items}</small>{note}{_extras(tables[b], key)}</td>')
         body.append(f'<tr data-name="{esc(row.name)}" data-kind="{esc(row.kind)}">' + "".join(cells) + "</tr>")
     return ('<div id="leaderboard"><table class="ib-table" id="leaderboard-table"><thead><tr>' + "".join(head) +
             "</tr></thead><tbody>" + "".join(body) + "</tbody></table>"
             "<p><small>Click a column header to sort; click a score to open it in Compare. "
-            "Figures are the scorers' own; intervals: 95% bootstrap over items, n = items counted, "
-            "none below the minimum n.</small></p></div>")
+            "Figures are the scorers' own; intervals (ours): 95% bootstrap over items, n = items counted, "
+            "none below the minimum n." + "".join(f" {esc(b)}: {esc(tables[b].paper_note)}." for b in benches
+                                                   if tables[b].paper) + "</small></p></div>")
 
 
-def report_zip(ctx: AppContext, n_resamples: int, seed: int, min_n: int) -> Path:
+def report_zip(ctx: AppContext, n_resamples: int, seed: int, min_n: int, ci: str = "ours") -> Path:
     """The report (Markdown, CSV, figures) over every benchmark, zipped in a fresh temporary folder."""
     out = Path(tempfile.mkdtemp(prefix="ibench-report-"))
     datasets = {b: ctx.dataset(b) for b in ctx.benchmarks()}
-    write_report(ctx.store, datasets, out / "report", n_resamples=n_resamples, seed=seed, min_n=min_n)
+    write_report(ctx.store, datasets, out / "report", n_resamples=n_resamples, seed=seed, min_n=min_n, ci=ci)
     z = out / "ibench-report.zip"
     z.write_bytes(zip_dir(out / "report"))
     return z
@@ -83,6 +101,8 @@ def build_leaderboard(ctx: AppContext, events: Events, tab=None) -> None:
         seed = gr.Number(0, label="Seed", precision=0, elem_id="leaderboard-seed")
         min_n = gr.Number(DEFAULT_MIN_N, label="Minimum n for an interval", precision=0, minimum=1,
                           elem_id="leaderboard-min-n")
+        ci = gr.Dropdown([(CI_LABELS[c], c) for c in CI_CHOICES], value="ours", label="Intervals",
+                         elem_id="leaderboard-ci")
         refresh = gr.Button("Refresh", elem_id="leaderboard-refresh", scale=0)
     board = gr.HTML('<div id="leaderboard"><p>Press Refresh to compute.</p></div>', elem_id="leaderboard-box",
                     head=script_tags(["leaderboard.js"]), js_on_load="ibLeaderboard.sortable(element)")
@@ -91,20 +111,24 @@ def build_leaderboard(ctx: AppContext, events: Events, tab=None) -> None:
         report_btn = gr.Button("Build report (Markdown, CSV, figures) as zip", elem_id="leaderboard-report", scale=0)
         report_file = gr.File(label="Report", interactive=False, elem_id="leaderboard-report-file")
 
-    def on_refresh(n, s, k):
+    def on_refresh(n, s, k, c):
         n, s, k = int(n or 1000), int(s or 0), int(k or DEFAULT_MIN_N)
         if n < 10:
             raise gr.Error("Use at least 10 bootstrap resamples.")
         if k < 1:
             raise gr.Error("The minimum n for an interval is at least 1.")
-        tables = compute_tables(ctx, n, s, k)
+        if c not in CI_CHOICES:
+            raise gr.Error("Choose ours or paper intervals.")
+        tables = compute_tables(ctx, n, s, k, c)
         return {board: leaderboard_html(tables),
                 tables_md: "\n\n".join(markdown_section(tb) for tb in tables.values())}
 
-    def on_report(n, s, k):
-        return str(report_zip(ctx, int(n or 1000), int(s or 0), max(1, int(k or DEFAULT_MIN_N))))
+    def on_report(n, s, k, c):
+        return str(report_zip(ctx, int(n or 1000), int(s or 0), max(1, int(k or DEFAULT_MIN_N)),
+                              c if c in CI_CHOICES else "ours"))
 
-    events.on(refresh.click, on_refresh, [resamples, seed, min_n], [board, tables_md], roles=STAFF)
-    events.on(report_btn.click, on_report, [resamples, seed, min_n], [report_file], roles=STAFF)
+    inputs = [resamples, seed, min_n, ci]
+    events.on(refresh.click, on_refresh, inputs, [board, tables_md], roles=STAFF)
+    events.on(report_btn.click, on_report, inputs, [report_file], roles=STAFF)
     if tab is not None:
-        events.on(tab.select, on_refresh, [resamples, seed, min_n], [board, tables_md], roles=STAFF)
+        events.on(tab.select, on_refresh, inputs, [board, tables_md], roles=STAFF)

@@ -3,16 +3,18 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import defaultdict
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Optional
 
+from annotation import registry
 from annotation.calibration import shift_of, shifted
 from annotation.loaders import load
 from annotation.predictions import native_predictions, write_native
 from annotation.store import Store, human_responder, responder_of
 from runners import checks
+from runners.benchmarks import hook
 from runners.checks import CliError, usage
 
 JSONL_FIELDS = ("participant", "session", "benchmark", "item", "t", "frame_t", "kind", "text", "wall_time",
@@ -51,6 +53,11 @@ def response_rows(store: Store, session: Optional[str] = None, study: Optional[s
         if calibration_shift:
             rows[-1]["t_shifted"] = shifted(r.t, cal)
     return rows
+
+
+def tool_formats() -> tuple[str, ...]:
+    """The `--format` values of the benchmarks' own annotation tools (each benchmark's EXPORT_FORMATS hook)."""
+    return tuple(f for b in registry.names() for f in hook(b, "EXPORT_FORMATS", ()))
 
 
 def check_export_responses(db: str, session: Optional[str], fmt: str, out: Optional[str],
@@ -108,6 +115,11 @@ def export_responses(db: str, session: Optional[str] = None, fmt: str = "jsonl",
     from annotation.jsonio import write_text_atomic
     if session and study:
         raise usage("expected --session or --study, found both", "--study")
+    if fmt in tool_formats():
+        for flag, on in (("--human-reference", human_reference), ("--calibration-shift", calibration_shift)):
+            if on:
+                raise usage(f"expected no {flag} with --format {fmt} (the paper's procedure measures and applies its "
+                            "own shift: analysis human_reference reaction-latency, shift-a)", flag)
     store, sessions, datasets = check_export_responses(db, session, fmt, out, data, study)
     if fmt == "jsonl":
         rows = response_rows(store, session, study, calibration_shift)
@@ -118,21 +130,62 @@ def export_responses(db: str, session: Optional[str] = None, fmt: str = "jsonl",
         else:
             sys.stdout.write(text)
         return 0
-    by_bench: dict[str, list] = defaultdict(list)
+    dataset_of = lambda s: datasets[(s.benchmark, data or store.session_data_dir(s.id) or None)]  # noqa: E731
+    if fmt in tool_formats():
+        return _export_tool(store, sessions, dataset_of, fmt, out)
     for s in sessions:
-        by_bench[s.benchmark].append(s)
-    for bench, group in by_bench.items():
         # every item a session was given gets a line, so unanswered items score as silent; the participant's
         # own responses only (a live model in the same session is another responder)
-        for s in group:
-            ds = datasets[(bench, data or store.session_data_dir(s.id) or None)]
-            by_item = {iid: [] for iid in s.item_ids if iid in ds}
-            shift = shift_of(s.settings) if calibration_shift else None
-            for r in store.responses(session_id=s.id):
-                if r.item_id in by_item and responder_of(r) == human_responder(s.participant):
-                    by_item[r.item_id].append(replace(r, t=shifted(r.t, shift)) if shift is not None else r)
-            preds = native_predictions(bench, ds, by_item, human_reference=human_reference)
-            target = Path(out or f"export-{bench}") / (s.id if len(sessions) > 1 else "")
-            path = write_native(bench, ds, preds, target, model=f"human-{s.participant}")
-            print(f"{bench}: session {s.id} ({s.participant}), {len(preds)} items -> {path}", file=sys.stderr)
+        bench, ds = s.benchmark, dataset_of(s)
+        preds = native_predictions(bench, ds, sitting_responses(store, s, ds, calibration_shift))
+        if human_reference and "human_reference" in hook(bench, "EXPORT_FLAGS", ()):
+            sid = study_of(s)
+            others = partial(study_predictions, store, sid, bench, ds, calibration_shift)
+            preds, said = hook(bench, "human_reference")(ds, preds, s.id, sid, others)
+            print(f"{bench}: session {s.id} ({s.participant}): {said}", file=sys.stderr)
+        target = Path(out or f"export-{bench}") / (s.id if len(sessions) > 1 else "")
+        path = write_native(bench, ds, preds, target, model=f"human-{s.participant}")
+        print(f"{bench}: session {s.id} ({s.participant}), {len(preds)} items -> {path}", file=sys.stderr)
+    return 0
+
+
+def study_of(session) -> Optional[str]:
+    """The study a session was created for (None for a session opened in the studio)."""
+    return (session.settings or {}).get("study_id")
+
+
+def study_predictions(store: Store, study: str, bench: str, ds, calibration_shift: bool = False) -> list[dict]:
+    """Native predictions of every sitting of a study on `bench` (its participants' own responses)."""
+    return [native_predictions(bench, ds, sitting_responses(store, o, ds, calibration_shift))
+            for o in study_sessions(store, study) if o.benchmark == bench]
+
+
+def sitting_responses(store: Store, s, ds, calibration_shift: bool = False) -> dict[str, list]:
+    """item id -> the participant's own responses (log order) for every item the session was given that the
+    dataset holds (an unanswered item gets an empty list); with `calibration_shift`, moved back by their
+    measured reaction time."""
+    by_item = {iid: [] for iid in s.item_ids if iid in ds}
+    shift = shift_of(s.settings) if calibration_shift else None
+    for r in store.responses(session_id=s.id):
+        if r.item_id in by_item and responder_of(r) == human_responder(s.participant):
+            by_item[r.item_id].append(replace(r, t=shifted(r.t, shift)) if shift is not None else r)
+    return by_item
+
+
+def _export_tool(store: Store, sessions: list, dataset_of, fmt: str, out: Optional[str]) -> int:
+    """`--format human-reference`: one annotation-tool export.json per sitting (the reference converts one
+    participant): OUT/export.json for one sitting, OUT/<session id>/export.json for several."""
+    from annotation.jsonio import write_text_atomic
+    for s in sessions:
+        if fmt not in hook(s.benchmark, "EXPORT_FORMATS", ()):
+            raise CliError(f"expected sessions of a benchmark that writes --format {fmt}, found {s.benchmark}",
+                           file=store.path, item=s.id, field="--format")
+    for s in sessions:
+        ds = dataset_of(s)
+        doc = hook(s.benchmark, "tool_export")(ds, s, sitting_responses(store, s, ds), study_of(s))
+        path = Path(out or f"export-{s.benchmark}") / (s.id if len(sessions) > 1 else "") / "export.json"
+        write_text_atomic(path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+        n_up = sum(len(r["updates"]) for r in doc["results"].values())
+        print(f"{s.benchmark}: session {s.id} ({s.participant}), {doc['n_items']} items, {n_up} updates -> {path}",
+              file=sys.stderr)
     return 0

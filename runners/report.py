@@ -349,6 +349,17 @@ class BenchmarkTables:
     n_resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
     min_n: int = DEFAULT_MIN_N
+    ci: str = "ours"  # "paper": the benchmark's own published procedure beside ours (its paper_intervals hook)
+    paper: dict = field(default_factory=dict)  # responder key -> Interval of the headline by the paper's procedure
+    allowances: dict = field(default_factory=dict)  # human responder key -> the human-reference allowances used
+
+    @property
+    def paper_note(self) -> str:
+        """How the paper's intervals were made ("" when this table has none)."""
+        return hook(self.benchmark, "paper_ci_note")() if self.paper else ""
+
+
+CI_CHOICES = ("ours", "paper")  # report --ci, the Leaderboard's interval choice
 
 
 def _model_name(resp: Responder) -> str:
@@ -409,11 +420,15 @@ def _scores(resp: Responder, report: dict, source: str, n_resamples: int, seed: 
 
 def benchmark_tables(store: Store, ds: Dataset, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                      level: float = 0.95, judge: Optional[str] = None,
-                     keys: Optional[Sequence[str]] = None, min_n: int = DEFAULT_MIN_N) -> BenchmarkTables:
+                     keys: Optional[Sequence[str]] = None, min_n: int = DEFAULT_MIN_N,
+                     ci: str = "ours") -> BenchmarkTables:
     """Paper table for every responder (the scorer's figures, with an interval when n >= min_n),
     the scorer's breakdowns, human - model differences on shared items, and rank stability on the
-    items every (unpooled) responder covers."""
+    items every (unpooled) responder covers; with ci="paper", also the benchmark's published intervals of
+    the headline over the rows in table order; each human row's human-reference allowances."""
     bench = ds.benchmark
+    if ci not in CI_CHOICES:
+        raise ValueError(f"ci must be one of {', '.join(CI_CHOICES)}, got {ci!r}")
     resps = [r for r in responders(store, bench, ds) if keys is None or r.key in keys]
     rows: list[ResponderScores] = []
     for r in resps:
@@ -429,7 +444,14 @@ def benchmark_tables(store: Store, ds: Dataset, n_resamples: int = DEFAULT_RESAM
                                 min_n))
     rows.sort(key=lambda rs: ({"human": 0, "model": 1}[rs.responder.kind], rs.responder.pooled))
     columns = rows[0].stats.table if rows else []
-    out = BenchmarkTables(bench, list(columns), rows, n_resamples=n_resamples, seed=seed, min_n=min_n)
+    out = BenchmarkTables(bench, list(columns), rows, n_resamples=n_resamples, seed=seed, min_n=min_n, ci=ci)
+    if ci == "paper" and registry.get(bench).has_hook("runners", "paper_intervals"):
+        out.paper = dict(zip((rs.responder.key for rs in rows), hook(bench, "paper_intervals")([rs.report
+                                                                                                for rs in rows])))
+    if registry.get(bench).has_hook("runners", "human_allowances"):
+        out.allowances = {rs.responder.key: hook(bench, "human_allowances")(ds, predictions(store, ds, rs.responder),
+                                                                            rs.report)
+                          for rs in rows if rs.responder.kind == "human" and not rs.responder.pooled}
     for rs in rows:
         for dim, groups in rs.groups.items():
             for group, iv in groups:
@@ -529,19 +551,39 @@ def _iv_cells(iv: Optional[Interval]) -> list:
 IV_SUFFIXES = ("", "_low", "_high", "_n", "_note")
 
 
+def paper_cells(iv: Optional[Interval]) -> list:
+    """value, low, high, n, note of a paper interval, formatted as the paper's CSV writes them (2 decimals)."""
+    if iv is None or iv.point is None:
+        return ["", "", "", "", iv.reason if iv is not None else ""]
+    return [f"{iv.point:.2f}", f"{iv.low:.2f}", f"{iv.high:.2f}", iv.n_items, ""]
+
+
+def paper_text(iv: Optional[Interval]) -> str:
+    """A paper interval as its CSV rounds it: "66.09 [51.22, 79.49] n=23", or "– (no scored records)"."""
+    if iv is None:
+        return "–"
+    return iv.fmt(2) if iv.point is not None else f"– ({iv.reason})"
+
+
 def table_rows(tb: BenchmarkTables) -> list[list]:
-    """The main table as CSV rows: responder, kind, key, n_items, source, then value/low/high/n/note per column."""
+    """The main table as CSV rows: responder, kind, key, n_items, source, then value/low/high/n/note per column;
+    with the paper's intervals, theirs for the headline; then the human-reference allowances (human rows)."""
     out = []
     for rs in tb.rows:
-        row = [rs.responder.label, rs.responder.kind, rs.responder.key, len(rs.stats.item_ids), rs.source]
+        key = rs.responder.key
+        row = [rs.responder.label, rs.responder.kind, key, len(rs.stats.item_ids), rs.source]
         for c in tb.columns:
             row += _iv_cells(rs.columns.get(c))
-        out.append(row)
+        if tb.paper:
+            row += paper_cells(tb.paper.get(key))
+        out.append(row + [tb.allowances.get(key, "")])
     return out
 
 
 def table_header(tb: BenchmarkTables) -> list[str]:
-    return ["responder", "kind", "key", "n_items", "source"] + [f"{c}{s}" for c in tb.columns for s in IV_SUFFIXES]
+    paper = [f"{HEADLINE[tb.benchmark]}_paper{s}" for s in IV_SUFFIXES] if tb.paper else []
+    return (["responder", "kind", "key", "n_items", "source"] + [f"{c}{s}" for c in tb.columns for s in IV_SUFFIXES]
+            + paper + ["allowances"])
 
 
 def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence]) -> Path:
@@ -557,18 +599,24 @@ def markdown_section(tb: BenchmarkTables, level: float = 0.95) -> str:
     pct = int(round(level * 100))
     parts = [f"## {tb.benchmark}", "",
              f"The scorer's own figures, with {pct}% bootstrap intervals over items ({tb.n_resamples} resamples, "
-             f"seed {tb.seed}); n = the items each figure counts; no interval from fewer than {tb.min_n} items.",
+             f"seed {tb.seed}; ours); n = the items each figure counts; no interval from fewer than {tb.min_n} items.",
              ""]
+    if tb.paper:
+        parts += [f"{HEADLINE[tb.benchmark]} (paper CI) is the {tb.paper_note}.", ""]
     if not tb.rows:
         return "\n".join(parts + ["No human sessions or model runs.", ""])
     extra = list(hook(tb.benchmark, "report_extra_columns", tuple)())
-    headers = ["responder", "kind", "n"] + tb.columns + extra + ["figures from"]
+    paper = [f"{HEADLINE[tb.benchmark]} (paper CI)"] if tb.paper else []
+    allow = ["allowances (human rows)"] if tb.allowances else []
+    headers = ["responder", "kind", "n"] + tb.columns + paper + extra + ["figures from"] + allow
     rows = []
     for rs in tb.rows:
+        key = rs.responder.key
         row = [rs.responder.label, rs.responder.kind, len(rs.stats.item_ids)] + [_fmt(rs.columns.get(c))
                                                                                  for c in tb.columns]
+        row += [paper_text(tb.paper.get(key))] if tb.paper else []
         row += [(rs.report.get("table") or {}).get(c, "–") for c in extra]
-        rows.append(row + [rs.source])
+        rows.append(row + [rs.source] + ([tb.allowances.get(key, "–")] if tb.allowances else []))
     parts += [_md_table(headers, rows), ""]
     for dim, entries in tb.breakdowns.items():
         if entries:
@@ -605,9 +653,10 @@ def write_report(store: Store, datasets: Mapping[str, Dataset], out_dir: str | P
                  items: Optional[Sequence[str]] = None, n_resamples: int = DEFAULT_RESAMPLES,
                  seed: int = DEFAULT_SEED, level: float = 0.95, judge: Optional[str] = None,
                  figures: bool = True, png: bool = True, max_items: int = 5,
-                 min_n: int = DEFAULT_MIN_N) -> list[Path]:
+                 min_n: int = DEFAULT_MIN_N, ci: str = "ours") -> list[Path]:
     """Write report.md, per-benchmark CSV tables (main, breakdown, differences, ranks), leaderboard.csv
-    and timeline figures (HTML + PNG) for the chosen items under out_dir; returns the files written."""
+    and timeline figures (HTML + PNG) for the chosen items under out_dir; returns the files written.
+    ci="paper" adds each benchmark's published intervals of its headline where it has them."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -617,7 +666,7 @@ def write_report(store: Store, datasets: Mapping[str, Dataset], out_dir: str | P
         ds = datasets[bench]
         if not responders(store, bench, ds):
             continue
-        tb = benchmark_tables(store, ds, n_resamples, seed, level, judge, min_n=min_n)
+        tb = benchmark_tables(store, ds, n_resamples, seed, level, judge, min_n=min_n, ci=ci)
         tables[bench] = tb
         md.append(markdown_section(tb, level))
         written.append(_write_csv(out / f"{bench}_table.csv", table_header(tb), table_rows(tb)))
@@ -654,10 +703,14 @@ def write_report(store: Store, datasets: Mapping[str, Dataset], out_dir: str | P
             md.append("")
     board = leaderboard(tables)
     benches = list(tables)
+    papered = [b for b in benches if tables[b].paper]
     written.append(_write_csv(out / "leaderboard.csv", ["name", "kind"] + [f"{b}{s}" for b in benches
-                                                                          for s in IV_SUFFIXES],
+                                                                          for s in IV_SUFFIXES]
+                              + [f"{b}_paper{s}" for b in papered for s in IV_SUFFIXES],
                               [[r.name, r.kind] + [x for b in benches for x in (
                                   _iv_cells(r.cells[b][0]) if b in r.cells else [""] * len(IV_SUFFIXES))]
+                               + [x for b in papered for x in (paper_cells(tables[b].paper.get(r.cells[b][1]))
+                                                               if b in r.cells else [""] * len(IV_SUFFIXES))]
                                for r in board]))
     md += ["## leaderboard", "", _md_table(["name", "kind"] + [f"{b} ({HEADLINE[b]})" for b in benches],
                                            [[r.name, r.kind] + [_fmt(r.cells[b][0]) if b in r.cells else "–"

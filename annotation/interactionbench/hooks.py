@@ -15,10 +15,10 @@ def edits():
     return edits
 
 
-def item_prediction(item, responses: list, human_reference: bool = False):
+def item_prediction(item, responses: list):
     """One item's native prediction record from its logged responses."""
     from annotation.interactionbench import writer
-    return writer.preds_from_responses(item, responses, human_reference=human_reference)
+    return writer.preds_from_responses(item, responses)
 
 
 def write_native(dataset, preds, out, model: str):

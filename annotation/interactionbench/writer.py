@@ -29,17 +29,15 @@ def read_preds(path: str | Path) -> tuple[list[dict], list[Problem]]:
 
 
 PRESS_TEXT = "(pressed)"
-HUMAN_A_SHIFT_S = 2.48  # the paper's human reference: A-type answers moved this much earlier, never before q
 
 
-def preds_from_responses(item, responses, human_reference: bool = False, **extra) -> dict:
-    """One preds.jsonl row from logged responses. A bare press has no text, and the reference drops empty
-    emissions, so a press is written as "(pressed)": it counts for timing and scores 0 for content."""
-    emissions = []
-    q = item.request.time if item.native.get("time_type") == "A" else None
-    for r in sorted(responses, key=lambda r: r.t):
-        t = r.t
-        if human_reference and q is not None:
-            t = max(q, t - HUMAN_A_SHIFT_S)
-        emissions.append({"t": round(t, 3), "content": r.text or PRESS_TEXT})
+def emission_content(response) -> str:
+    """What a logged response says as an emission: its text, or "(pressed)" for a bare press (the reference drops
+    empty emissions, so a press written this way counts for timing and scores 0 for content)."""
+    return response.text or PRESS_TEXT
+
+
+def preds_from_responses(item, responses, **extra) -> dict:
+    """One preds.jsonl row from logged responses, at their media times (3 decimals)."""
+    emissions = [{"t": round(r.t, 3), "content": emission_content(r)} for r in sorted(responses, key=lambda r: r.t)]
     return pred_row(item.id, emissions, **extra)

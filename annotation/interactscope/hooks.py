@@ -15,7 +15,7 @@ def edits():
     return edits
 
 
-def item_prediction(item, responses: list, human_reference: bool = False):
+def item_prediction(item, responses: list):
     """One item's native prediction record from its logged responses."""
     from annotation.interactscope import writer
     return {"interaction_id": item.id, "responses": writer.responses_to_native(responses)}

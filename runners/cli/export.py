@@ -15,8 +15,11 @@ def main(argv: list[str], p) -> int:
     p.add_argument("what", choices=["responses", "verified", "dataset"],
                    help="responses | verified (the prefix-verified subset, native layout) | dataset (with review edits)")
     p.add_argument("--db", default="ibench.sqlite", help="SQLite store")
-    p.add_argument("--format", choices=["jsonl", "native", "csv", "eaf", "vtt"],
-                   help="responses: jsonl (default) or native; dataset: native (default), csv, jsonl, eaf or vtt")
+    from runners.export import tool_formats
+    tools = tool_formats()
+    p.add_argument("--format", choices=["jsonl", "native", "csv", "eaf", "vtt", *tools],
+                   help=f"responses: jsonl (default), native or {' / '.join(tools)} (a benchmark's annotation-tool "
+                        "export.json, one per sitting); dataset: native (default), csv, jsonl, eaf or vtt")
     p.add_argument("--out", help="output file or folder")
     p.add_argument("--data", help="dataset folder (default: the session's, or the embedded demo)")
     p.add_argument("--session", help="responses: one session id (default: every session)")
@@ -27,7 +30,8 @@ def main(argv: list[str], p) -> int:
                         "(jsonl: t_shifted; native: the predictions that get scored)")
     shifted = ", ".join(registry.get(b).title for b in owners("EXPORT_FLAGS", "human_reference"))
     p.add_argument("--human-reference", action="store_true",
-                   help=f"responses, {shifted}: apply the paper's human-reference shift to A-type answers")
+                   help=f"responses, {shifted}: move A-type answers back by the paper's human-reference shift, "
+                        "measured from the sitting (else its study; else the paper's 2.48 s); says which it used")
     p.add_argument("--benchmark", choices=benchmarks(), help="verified/dataset: which benchmark")
     p.add_argument("--include-unchecked", action="store_true",
                    help="verified: also keep items nobody has prefix-checked yet (failed ones are always dropped)")
@@ -35,9 +39,9 @@ def main(argv: list[str], p) -> int:
     a = p.parse_args(argv)
 
     if a.what == "responses":
-        if a.format not in (None, "jsonl", "native"):
-            raise CliError(f"expected jsonl or native for export responses, found {a.format}", file="--format",
-                           code=USAGE)
+        if a.format not in (None, "jsonl", "native", *tools):
+            raise CliError(f"expected jsonl, native or {' or '.join(tools)} for export responses, found {a.format}",
+                           file="--format", code=USAGE)
         from runners.export import export_responses
         return export_responses(a.db, session=a.session, fmt=a.format or "jsonl", out=a.out, data=a.data,
                                 human_reference=a.human_reference, study=a.study,
@@ -55,6 +59,8 @@ def export_dataset(a) -> int:
         raise usage(f"export {a.what}: expected --benchmark ({', '.join(benchmarks())}), found none", "--benchmark")
     if a.what == "verified" and a.format not in (None, "native"):
         raise usage(f"export verified writes the native layout, found --format {a.format} (drop it)", "--format")
+    if a.format not in (None, "native", "csv", "jsonl", "eaf", "vtt"):
+        raise usage(f"expected native, csv, jsonl, eaf or vtt for export {a.what}, found {a.format}", "--format")
     fmt = a.format or "native"
     out = a.out or f"export-{a.benchmark}-{a.what}"
     (checks.output_file if fmt in ("csv", "jsonl") else checks.output_dir)(out, "--out")

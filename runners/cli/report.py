@@ -1,6 +1,7 @@
 """`python app.py report --db PATH --out DIR`: Markdown + CSV tables of the scorers' own figures with
-bootstrap intervals (none below --min-n items) and timeline figures (HTML + PNG) for every responder in the
-store: each participant, the pooled humans, each model run and live model sitting."""
+bootstrap intervals (none below --min-n items; `--ci paper` adds the paper's own) and timeline figures
+(HTML + PNG) for every responder in the store: each participant, the pooled humans, each model run and
+live model sitting."""
 from __future__ import annotations
 
 from runners.checks import usage
@@ -31,6 +32,9 @@ def main(argv: list[str], p) -> int:
     p.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--min-n", type=int, default=5, dest="min_n",
                    help="fewest items for an interval; below it the figure is shown alone, with the reason (default 5)")
+    p.add_argument("--ci", choices=("ours", "paper"), default="ours",
+                   help="ours (default): our item bootstrap; paper: also each benchmark's published intervals of its "
+                        "headline where it has them (the paper's seeded procedure over the table's rows in order)")
     p.add_argument("--judge", help="content judge spec for scoring (default: each benchmark's reference judge)")
     p.add_argument("--no-figures", action="store_true", help="tables only")
     p.add_argument("--no-png", action="store_true", help="HTML timelines only")
@@ -57,6 +61,6 @@ def main(argv: list[str], p) -> int:
     datasets = {b: load(b, dirs.get(b), probe_media=False) for b in (a.benchmark or benchmarks())}
     paths = write_report(Store(a.db), datasets, a.out, items=a.items, n_resamples=a.resamples, seed=a.seed,
                          level=a.level, judge=a.judge, figures=not a.no_figures, png=not a.no_png,
-                         max_items=a.max_items, min_n=a.min_n)
+                         max_items=a.max_items, min_n=a.min_n, ci=a.ci)
     print(f"wrote {len(paths)} file(s) under {a.out}; start with {paths[0]}")
     return 0

@@ -45,7 +45,7 @@ def edits():
     raise ValueError("the toy benchmark has no review edits")
 
 
-def item_prediction(item, responses: list, human_reference: bool = False):
+def item_prediction(item, responses: list):
     return {"item_id": item.id, "presses": sorted(round(r.t, 3) for r in responses)}
 
 
