@@ -160,13 +160,13 @@ def verdicts(rng: random.Random, items: list[dict], runs: list[list[dict]], cove
             if item is None:
                 continue
             q = item["row"]["question"]
-            refs = {a["content"] for a in item["row"]["answers"] if a["content"]}
+            refs = {a["content"] for a in item["row"]["answers"] if a["content"]}  # walked sorted: seeded runs repeat
             refs.add("; ".join(a["content"] for a in item["row"]["answers"] if a["content"]))
             if item["key"]:
                 refs.add(item["key"]["answer_text"])
             for e in line["emissions"]:
                 pred = (e.get("content") or "").strip()
-                for ref in refs:
+                for ref in sorted(refs):
                     if pred and ref.strip() and rng.random() < coverage:
                         out[verdict_key(q, ref.strip(), pred)] = rng.choice((0, 1, 0.0, 1.0, 1))
     return out
