@@ -38,7 +38,7 @@ def quantiles(xs: list) -> Optional[dict]:
             "max": round(xs[-1], 2)}
 
 
-def question_delays(items: dict, preds: dict, raw: dict, caps: set, a_only: bool) -> dict:
+def question_delays(items: dict, preds: dict, raw: dict, caps: set, a_only: bool, source: str) -> dict:
     """Delay of the first emission at or after the question (stream), of the first typed update (wall clock)."""
     d_stream, d_wall, n_silent, n_pre = [], [], 0, 0
     for iid, (row, _, timed) in items.items():
@@ -54,16 +54,17 @@ def question_delays(items: dict, preds: dict, raw: dict, caps: set, a_only: bool
             n_silent += 1
             continue
         d_stream.append(post[0]["t"] - qt)
-        ups = [u for u in _export_item(raw, iid)["updates"] if (u.get("answer") or "").strip()]
+        ups = [u for u in _export_item(raw, iid, source)["updates"] if (u.get("answer") or "").strip()]
         if ups and a_only:
             d_wall.append(min(u["wall_ms_since_question"] for u in ups) / 1000.0)
     return {"first_emission_delay_stream_s": quantiles(d_stream), "first_update_wall_s": quantiles(d_wall),
             "silent_items": n_silent, "pre_query_emissions": n_pre}
 
 
-def _export_item(raw: dict, iid: str) -> dict:
-    if iid not in raw:
-        raise ValueError(f"the tool export has no item {iid} of the human run")
+def _export_item(raw: dict, iid: str, source: str) -> dict:
+    """The export's entry of an answered item (the reference stops when there is none, or it has no updates)."""
+    if not isinstance(raw.get(iid), dict) or "updates" not in raw[iid]:
+        raise ValueError(f"{source} results: no updates of item {iid} of the human run")
     return raw[iid]
 
 
@@ -94,9 +95,10 @@ def trigger_delays(items: dict, preds: dict, select: Callable[[dict], bool]) -> 
 
 def cmd_reaction_latency(args) -> None:
     h, preds, keep, items = load_human(args)
-    raw = json.loads(Path(args.raw or h / "human_raw.json").read_text(encoding="utf-8"))["results"]
+    source = str(args.raw or h / "human_raw.json")
+    raw = json.loads(Path(source).read_text(encoding="utf-8"))["results"]
     print("items in benchmark:", len(items), "of", len(keep))
-    res = {label: question_delays(items, preds, raw, caps, a_only) for label, caps, a_only in QUESTION_ROWS}
+    res = {label: question_delays(items, preds, raw, caps, a_only, source) for label, caps, a_only in QUESTION_ROWS}
     res.update({label: trigger_delays(items, preds, select) for label, select in TRIGGER_ROWS})
     first = res["IVQA_A"]["first_emission_delay_stream_s"]
     if first is None:
