@@ -62,7 +62,8 @@ def make_data(rng: random.Random, root: Path, prefix: str, n_videos: int = 4, pe
                 "question": words(rng, 3) + "?", "question_time_s": 0.0, "answers": []}
             roll = rng.random()
             if roll < 0.1:  # silence required
-                row.update(is_negative=rng.random() < 0.5, answers=[{"time_s": None, "content": "SHOULD_REMAIN_SILENT"}])
+                row.update(is_negative=rng.random() < 0.5,
+                           answers=[{"time_s": None, "content": "SHOULD_REMAIN_SILENT"}])
             elif roll < 0.14:  # not scoreable: no time type
                 row.update(time_type=None, answers=[{"time_s": 10.0, "content": "x"}])
             elif tt == "A":
@@ -461,7 +462,8 @@ def case_export_roots(rng):
                 if rng.random() < 0.7:
                     write(d / "preds.jsonl", "\n".join("{}" for _ in range(rng.randint(0, 6))) + "\n")
                 if run.startswith("mc_"):
-                    rows = [{"item_id": f"v#{rng.randint(0, 6)}", "letter": rng.choice(("A", "b", "", None, "None", " ")),
+                    letters = ("A", "b", "", None, "None", " ")
+                    rows = [{"item_id": f"v#{rng.randint(0, 6)}", "letter": rng.choice(letters),
                              "correct": rng.choice(("True", True, False, "False", None))} for _ in range(9)]
                     jsonl(d / "results.jsonl", rows)
         write(inp / "rB" / "mc_other" / "results.jsonl", '{"item_id": "q#1", "letter": "C", "correct": true}\n\n')

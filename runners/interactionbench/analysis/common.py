@@ -128,7 +128,8 @@ def build_judge(spec: Optional[str], prompt: str = "v2", cache_dir: Optional[str
         return None
     judge = build(spec, cache_dir, prompt=prompt)
     if judge is None:
-        raise ValueError(f"--judge {spec}: not a judge spec (expected cache:<files>, ensemble:<slugs> or a model judge)")
+        raise ValueError(f"--judge {spec}: not a judge spec (expected cache:<files>, ensemble:<slugs> or a model "
+                         "judge)")
     return judge
 
 

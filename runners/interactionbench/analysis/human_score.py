@@ -3,7 +3,6 @@ same judge against the correct option's text (the participant saw no options), o
 pre-anchor tolerance (`--pre-tol inf`); written as an evaluation folder (records.jsonl, summary.json)."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 

@@ -1,6 +1,7 @@
 """`analysis human_reference reaction-latency` and `shift-a`: the human run's delays (first answer after the question
 on A-type question items, matched trigger events) with the shift they give (the IVQA A-type median,
-reaction_offset.json), and that shift taken off every A-type answer, never before the question (preds_shiftedA.jsonl)."""
+reaction_offset.json), and that shift taken off every A-type answer, never before the question
+(preds_shiftedA.jsonl)."""
 from __future__ import annotations
 
 import json

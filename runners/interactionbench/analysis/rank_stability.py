@@ -72,12 +72,13 @@ def sweep_scores(sweep: str) -> tuple[list[str], dict]:
 def main(argv: list[str]) -> int:
     ap = parser("rank_stability", __doc__)
     add_common_args(ap)
-    ap.add_argument("--sweep-dir", default=None, help="folder of <run>_d<Delta>/summary.json (default <out>/delta_sweep)")
+    ap.add_argument("--sweep-dir", default=None,
+                    help="folder of <run>_d<Delta>/summary.json (default <out>/delta_sweep)")
     ap.add_argument("--runs", nargs="*", default=None,
                     help="run names, or a file with one name per line, whose missing evaluations are created first")
     ap.add_argument("--items", default=None, help="file of item ids used when evaluations are created")
     ap.add_argument("--pre-tol", type=float, default=None,
-                    help="pre-anchor tolerance when evaluations are created ('inf' allowed; default the evaluator's 1.0)")
+                    help="pre-anchor tolerance when evaluations are created ('inf' allowed; default 1.0)")
     ap.add_argument("--judge", default=None,
                     help="judge spec when evaluations are created, e.g. ensemble:qwen_qwen3-14b (default: no judge)")
     ap.add_argument("--judge-cache-dir", default="results/judge_cache", help="stored verdicts of an ensemble judge")
