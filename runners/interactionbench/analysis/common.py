@@ -3,13 +3,14 @@ defaults, run lists, the benchmark's items in the reference's order, and one eva
 evaluator writes it (`records.jsonl` + `summary.json`)."""
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from pathlib import Path
 from typing import Any, Optional
 
 from annotation.jsonio import write_text_atomic
-from runners.cli.common import Parser
+from runners.checks import usage
 
 DEFAULT_RUNS_ROOT = "results/runs"
 DEFAULT_DATA = "data/interactionbench"
@@ -21,8 +22,16 @@ DEFAULT_JUDGE_CACHE = "results/judge_cache/judge_cache.jsonl"
 PROG = "python app.py analysis"
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse refusing in the project's one error line (a usage error, exit 2) instead of printing usage. (The
+    command line's own parser lives in runners.cli, which library modules do not import.)"""
+
+    def error(self, message: str):
+        raise usage(f"{message} (see {self.prog} -h)")
+
+
 def parser(script: str, description: str) -> Parser:
-    """The script's parser, refusing in the project's one error line."""
+    """The script's parser."""
     return Parser(prog=f"{PROG} {script}", description=description)
 
 

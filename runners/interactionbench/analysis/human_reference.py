@@ -4,9 +4,8 @@ reaction shift taken off A-type answers, scoring with multiple choice graded by 
 systems on the human's items."""
 from __future__ import annotations
 
-from runners.cli.common import Parser
-from runners.interactionbench.analysis.common import (EVAL_JUDGE, EVAL_NOJUDGE, DEFAULT_JUDGE_CACHE, PROG,
-                                                      add_common_args, add_fixed, resolve_common)
+from runners.interactionbench.analysis.common import (DEFAULT_JUDGE_CACHE, EVAL_JUDGE, EVAL_NOJUDGE, Parser,
+                                                      add_common_args, add_fixed, parser, resolve_common)
 from runners.interactionbench.analysis.human_run import HUMAN_RUN
 
 
@@ -17,7 +16,7 @@ def _base(p) -> None:
 
 
 def build_parser() -> Parser:
-    ap = Parser(prog=f"{PROG} human_reference", description=__doc__)
+    ap = parser("human_reference", __doc__)
     sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     p = sub.add_parser("convert", help="tool export -> prediction schema")
