@@ -612,6 +612,20 @@ def case_rank_empty(rng):
     return build
 
 
+@case("own_rank_null_total_fails", "An existing sweep where one run's total at Delta 8 s is null: the reference "
+      "writes kendall.csv up to Delta 5 s and fails ranking the totals at 8 s (exit 1, no per_run.csv).",
+      [[RANK, "--sweep-dir", "sw", *COMMON]])
+def case_rank_null(rng):
+    def build(inp):
+        for run in ("r1", "r2", "r3"):
+            for d in (2, 3, 5, 8, 10):
+                s = summary(rng, 6)
+                if run == "r2" and d == 8:
+                    s["overall"]["total_score"] = None
+                write(inp / "sw" / f"{run}_d{d}" / "summary.json", json.dumps(s))
+    return build
+
+
 @case("own_export_empty_mcq_fails", "An agent multiple-choice run whose results.jsonl holds only blank lines: its "
       "accuracy is none and the reference fails inside mcqv4_agent_table.tex (exit 1), the lines before kept.",
       [[EXPORT, "--runs-root", "runs", "--out", "o", "--mcq-runs-glob", "*_mcq"]])

@@ -7,7 +7,7 @@ import argparse
 import json
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 from annotation.jsonio import write_text_atomic
 from runners.checks import usage
@@ -120,6 +120,17 @@ def items_by_id(data: str) -> dict[str, tuple[dict, str, list[dict]]]:
 def write_text(path, text: str) -> None:
     """Write a whole output file at once (atomically), its parent folder existing or created."""
     write_text_atomic(Path(path), text)
+
+
+def write_lines(path, lines: Iterable[str]) -> None:
+    """Write the lines of a file as they are produced; when producing one fails, the file holds the lines before it
+    (what the reference's open file keeps when it stops) and the failure is raised."""
+    done: list[str] = []
+    try:
+        for line in lines:
+            done.append(line)
+    finally:
+        write_text(path, "".join(done))
 
 
 def write_evaluation(out_dir, summary: dict, records: list[dict]) -> None:

@@ -10,7 +10,7 @@ import json
 import os
 
 from runners.interactionbench.analysis.common import (add_common_args, add_fixed, evaluate_run, parse_runs, parser,
-                                                      resolve_common, write_text)
+                                                      resolve_common, write_lines, write_text)
 
 DELTAS = (2, 3, 5, 8, 10)
 BASE_DELTA = 5
@@ -69,6 +69,36 @@ def sweep_scores(sweep: str) -> tuple[list[str], dict]:
     return runs, score
 
 
+HEADER = "delta,n_runs,tau_overall,tau_timing,max_rank_shift,top3_same,mean_overall\n"
+
+
+def kendall_lines(rs: list[str], score: dict):
+    """kendall.csv: per Delta the agreement of the ranking with the one at 5 s (the 5 s ranking made before the
+    file is begun, as the reference makes it)."""
+    base = [score[(r, BASE_DELTA)][0] for r in rs]
+    base_rk, top3_base = rank(base), top3(base)
+    ta_base = [score[(r, BASE_DELTA)][1] for r in rs]
+
+    def lines():
+        yield HEADER
+        for d in DELTAS if rs else ():
+            ov = [score[(r, d)][0] for r in rs]
+            ta = [score[(r, d)][1] for r in rs]
+            shift = max(abs(a - b) for a, b in zip(rank(ov), base_rk))
+            yield "%d,%d,%.3f,%.3f,%d,%s,%.2f\n" % (d, len(rs), tau(ov, base), tau(ta, ta_base), shift,
+                                                    top3(ov) == top3_base, sum(ov) / len(ov))
+    return lines()
+
+
+def per_run_lines(rs: list[str], score: dict):
+    """per_run.csv: every complete run's totals and timing accuracies at each Delta."""
+    yield ("run," + ",".join("overall_d%d" % d for d in DELTAS) + "," + ",".join("ta_d%d" % d for d in DELTAS)
+           + "\n")
+    for r in rs:
+        yield (r + "," + ",".join("%.2f" % score[(r, d)][0] for d in DELTAS) + ","
+               + ",".join("%.2f" % score[(r, d)][1] for d in DELTAS) + "\n")
+
+
 def main(argv: list[str]) -> int:
     ap = parser("rank_stability", __doc__)
     add_common_args(ap)
@@ -91,28 +121,13 @@ def main(argv: list[str]) -> int:
 
     runs, score = sweep_scores(sweep)
     rs = [r for r in runs if all((r, d) in score for d in DELTAS)]
-    header = "delta,n_runs,tau_overall,tau_timing,max_rank_shift,top3_same,mean_overall\n"
+    kendall = f"{args.out}/kendall.csv"
     if not rs and not args.fixed:
-        write_text(f"{args.out}/kendall.csv", header)
+        write_text(kendall, HEADER)
         raise ValueError(f"{sweep}: no run has an evaluation at every Delta {list(DELTAS)} (the reference stops "
                          "after the header of kendall.csv; --fixed writes both tables empty)")
-    base = [score[(r, BASE_DELTA)][0] for r in rs]
-    base_rk, top3_base = rank(base), top3(base)
-    ta_base = [score[(r, BASE_DELTA)][1] for r in rs]
-    lines = [header]
-    for d in DELTAS if rs else ():
-        ov = [score[(r, d)][0] for r in rs]
-        ta = [score[(r, d)][1] for r in rs]
-        shift = max(abs(a - b) for a, b in zip(rank(ov), base_rk))
-        lines.append("%d,%d,%.3f,%.3f,%d,%s,%.2f\n" % (d, len(rs), tau(ov, base), tau(ta, ta_base), shift,
-                                                       top3(ov) == top3_base, sum(ov) / len(ov)))
-    kendall = "".join(lines)
-    write_text(f"{args.out}/kendall.csv", kendall)
-    per_run = ["run," + ",".join("overall_d%d" % d for d in DELTAS) + "," + ",".join("ta_d%d" % d for d in DELTAS)
-               + "\n"]
-    for r in rs:
-        per_run.append(r + "," + ",".join("%.2f" % score[(r, d)][0] for d in DELTAS) + ","
-                       + ",".join("%.2f" % score[(r, d)][1] for d in DELTAS) + "\n")
-    write_text(f"{args.out}/per_run.csv", "".join(per_run))
-    print(kendall)
+    write_lines(kendall, kendall_lines(rs, score))
+    write_lines(f"{args.out}/per_run.csv", per_run_lines(rs, score))
+    with open(kendall, encoding="utf-8") as fh:
+        print(fh.read())
     return 0
