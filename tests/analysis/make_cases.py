@@ -648,6 +648,13 @@ def case_hum_mismatch(rng):
     return build
 
 
+@case("own_boot_out_file_without_folder", "--out-file in a folder that does not exist: the reference cannot open it "
+      "and stops before reading any run (exit 1, nothing written).",
+      [[BOOT, "--runs", "alpha", "--out-file", "nowhere/ci.csv", *COMMON]])
+def case_boot_no_folder(rng):
+    return case_boot(rng)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reference", required=True, type=Path, help="folder with analysis/ and interactionbench/")

@@ -48,6 +48,8 @@ def main(argv: list[str]) -> int:
     resolve_common(args)
     runs = run_list(args)
     target = args.out_file or f"{args.out}/ci_overall.csv"
+    if not os.path.isdir(os.path.dirname(target) or "."):  # the reference opens it before reading any run
+        raise ValueError(f"--out-file {target}: its folder does not exist")
     samples: list = []
     failure = None
     for r in runs:  # read in list order; the reference writes the rows before a failing run, then stops
