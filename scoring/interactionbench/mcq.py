@@ -77,6 +77,11 @@ def _pattern(n_options: int, fixed: bool) -> re.Pattern:
     return pat
 
 
+def letter_pattern(n_options: int, fixed: bool = False) -> re.Pattern:
+    """The option-letter pattern the matcher searches the first LETTER_WINDOW characters with (compiled once)."""
+    return _pattern(n_options, fixed)
+
+
 def match_option(key: MCQKey, pred: Optional[str], fixed: bool = False) -> Optional[int]:
     """The option index the prediction picks, or None when it picks none."""
     s = (pred or "").strip()
