@@ -23,7 +23,7 @@ from annotation.store import Store
 from annotation.studies import create_study, participant_url, resolve_token
 from app import main
 
-pytestmark = [pytest.mark.browser, pytest.mark.merge_pending("issue 25: the human_reference analysis drop-in")]
+pytestmark = pytest.mark.browser
 REPO = Path(__file__).resolve().parents[2]
 ITEMS = ["whiteboard#2", "ball_counter#0"]  # IVQA A, question at 13 s ("What is six times seven?"); PTR B
 Q = 13.0

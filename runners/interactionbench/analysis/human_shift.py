@@ -12,6 +12,7 @@ from typing import Callable, Optional
 from annotation.interactionbench import rules
 from runners.interactionbench.analysis.common import nonblank_lines, write_text
 from runners.interactionbench.analysis.human_run import item_key, load_human
+from scoring.interactionbench.human_shift import shift_emissions
 from scoring.interactionbench.timing import decision_timing
 
 # first emission at or after the question: (label, capabilities, A-type only; the CIR row times the first answer)
@@ -112,13 +113,6 @@ def cmd_reaction_latency(args) -> None:
     print("wrote", out)
 
 
-def shifted(p: dict, shift, qt: float) -> list[dict]:
-    """The line's emissions moved back by `shift`, never before the question or 0, rounded to 1 ms, the original
-    time kept as t_orig, re-sorted by time."""
-    return sorted([{**e, "t": round(max(e["t"] - shift, qt, 0.0), 3), "t_orig": e["t"]} for e in p["emissions"]],
-                  key=lambda e: e["t"])
-
-
 def cmd_shift_a(args) -> None:
     h, _, keep, items = load_human(args)
     if args.shift is not None:
@@ -132,7 +126,7 @@ def cmd_shift_a(args) -> None:
         it = items.get(item_key(p))
         if it is not None and it[0].get("time_type") == "A":
             n_a += 1
-            p["emissions"] = shifted(p, shift, rules.question_time(it[0]))
+            p["emissions"] = shift_emissions(p["emissions"], shift, rules.question_time(it[0]))
             p["shift_s"] = shift
         p["run"] = f"{args.human_run}_shiftedA"
         lines.append(json.dumps(p, ensure_ascii=False))
