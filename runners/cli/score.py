@@ -82,14 +82,18 @@ def _arguments(p) -> None:
     add("--skip-missing", dest="skip_missing", action="store_true",
         help=f"{who('skip_missing')}: drop items without a prediction line instead of scoring them silent")
     add("--items", help=f"{who('items')}: split file, one item id per line")
+    add("--strict", action="store_true",
+        help="refuse input the reference scores only by tolerating it (every warning becomes the one error "
+             "line, exit 1), as validate --strict does")
     add("--skip-invalid", dest="skip_invalid", action="store_true",
-        help="leave out items whose annotation or prediction has errors (listed, counted and stored "
-             "under 'skipped' in the output) instead of refusing")
+        help="leave out items whose annotation or prediction has problems (listed, counted and stored "
+             "under 'skipped' in the output) instead of scoring them as the reference does")
     add("--skip-unknown", dest="skip_unknown", action="store_true",
-        help="ignore predictions and --items ids for items not in the data instead of refusing")
+        help="ignore predictions and --items ids for items not in the data, listed under 'skipped' "
+             "(by default they are ignored as the reference ignores them, with a warning)")
     add("--as-reference", dest="as_reference", action="store_true",
-        help="score the input exactly as the reference scorer reads it: annotation errors, unknown "
-             "items, duplicate lines and out-of-stream times pass (listed under 'skipped')")
+        help="no-op, kept for old command lines: scoring the input as the reference scorer reads it is the "
+             "default (what it tolerates is a warning; --strict refuses it)")
     add("--fixed", action="store_true",
         help=f"{fixable}: apply every opt-in correction of a reference bug "
              "(docs/scoring.md; reported as config fixed: true); default: the reference's numbers")
@@ -136,18 +140,32 @@ def score_command(a) -> int:
 
 def _score(a) -> int:
     from runners.score_report import print_table, write_report
-    plan = check_score_args(a)
-    report = plan.score()
-    block = plan.checked.report_block()
-    if block is not None:
-        report["skipped"] = block
-        for line in plan.checked.lines():
-            print(f"warning: skipped {line}", file=sys.stderr)
-        if plan.checked.left_out:
-            print(f"warning: {len(plan.checked.left_out)} item(s) left out of the score", file=sys.stderr)
+    report = score_report(a, echo=True)
     write_report(report, a.out)
     print_table(a.benchmark, report, a.model_name or Path(a.preds or a.outputs).stem)
     return 0
+
+
+def score_report(a, echo: bool = False) -> dict:
+    """The one path of `score` (the command and `runners.score_api`): check every input, refuse the first warning
+    with --strict, score, and add what was tolerated (`warnings`: one line per kind with its count and first
+    file, item and field) and skipped (`skipped`) to the report; `echo` prints what was skipped on stderr."""
+    plan = check_score_args(a)
+    chk = plan.checked
+    if a.strict and chk.warned:
+        raise chk.strict_error()
+    report = plan.score()
+    block = chk.report_block()
+    if block is not None:
+        report["skipped"] = block
+    tolerated = chk.warnings()
+    report["warnings"] = tolerated + [w for w in report.get("warnings", []) if w not in tolerated]
+    if echo:  # (the warnings are printed under the table, by print_table)
+        for line in chk.lines():
+            print(f"warning: skipped {line}", file=sys.stderr)
+        if chk.left_out:
+            print(f"warning: {len(chk.left_out)} item(s) left out of the score", file=sys.stderr)
+    return report
 
 
 def check_score_args(a) -> Plan:
@@ -168,9 +186,7 @@ def check_score_args(a) -> Plan:
     checks.input_dir(a.data, "--data")
     checks.output_file(a.out, "--out")
     checks.check_db(a.db, create=True)  # only opened for model judges, but a bad path is refused either way
-    if a.skip_invalid and a.as_reference:
-        raise usage("choose one: --skip-invalid leaves bad items out, --as-reference scores them as the "
-                    "reference does", "--skip-invalid/--as-reference")
+    a.as_reference = not a.skip_invalid  # the default: scored as the reference reads it, with warnings
     a.judge = _judge_spec(a)
     checks.judge_spec(a.judge)
     return hook(b, "score_plan")(a, Checked())

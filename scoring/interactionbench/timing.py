@@ -13,6 +13,12 @@ Emission = tuple[float, str]
 Gate = Callable[[int, str], bool]
 
 
+def seconds(v) -> float | int:
+    """A time as the reference computes with it: an int or float as written (so a delay between whole seconds
+    stays an int, as the reference writes `delay_mean_s` 7, not 7.0), anything else through float()."""
+    return v if type(v) is int or type(v) is float else float(v)
+
+
 class Event:
     """One standard response time r* and its (merged) reference text."""
     __slots__ = ("time", "ref")
@@ -27,10 +33,10 @@ def merge_events(timed_answers: Sequence[dict]) -> list[Event]:
         a = timed_answers[0]
         ref = a.get("content") or ""
         if isinstance(ref, str):
-            return [Event(float(a["time_s"]), ref)]
+            return [Event(seconds(a["time_s"]), ref)]
     groups: dict[float, list[str]] = {}
     for a in timed_answers:
-        groups.setdefault(float(a["time_s"]), []).append(a.get("content") or "")
+        groups.setdefault(seconds(a["time_s"]), []).append(a.get("content") or "")
     return [Event(t, "; ".join(c for c in groups[t] if c)) for t in sorted(groups)]
 
 
