@@ -94,6 +94,9 @@ def dataset(ds, skip_invalid: bool, tolerate: bool, chk: Checked,
     """A dataset (a Dataset or DataView) with errors: tolerated (the default: scored as the reference reads it,
     each a warning), or with --skip-invalid its items left out; refused only when neither."""
     ds = ds if isinstance(ds, DataView) else DataView.of(ds)
+    for p in ds.problems:
+        if p.severity != "error":  # what validate lists as a warning: scored, and refused by --strict
+            chk.warn(data_kind(p), p)
     errors = ds.errors
     if not errors:
         if not ds.item_file:

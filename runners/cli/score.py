@@ -26,11 +26,11 @@ def main(argv: list[str], p) -> int:
     named = next((t for t in argv if t in benchmarks()), None)
     if named is not None:
         argv = hook(named, "score_argv", lambda argv: argv)(argv)
-    _arguments(p)
+    arguments(p)
     return score_command(p.parse_args(argv))
 
 
-def _arguments(p) -> None:
+def arguments(p) -> None:
     """Every score flag; help naming the benchmarks a flag is for comes from their hooks. The parsed arguments
     carry `flag_names` (dest -> flag), for refusals that name the flags given."""
     flags: dict[str, str] = {}

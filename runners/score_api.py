@@ -1,0 +1,29 @@
+"""`score` from Python: the same flags, loader, checks and scoring as `python app.py score`, returning the report
+instead of writing it. What the reference tolerates is listed under the report's `warnings`; `strict=True`
+raises the first as the command's one error (a CliError), as `--strict` does."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+
+def score_files(benchmark: str, data: str, preds: Optional[str] = None, *, outputs: Optional[str] = None,
+                **options: Any) -> dict:
+    """The report of `python app.py score <benchmark> --data DATA [--preds PREDS] [--outputs DIR] …`: each
+    keyword is a flag by its argparse name (delta=5.0, pre_tol="inf", use_gate=True, items="split.txt",
+    mcq_key="key.jsonl", judge="cache:…", judge_cache_dir=…, reference_args="--w_ack 0.3", dry_run=True,
+    strict=True, fixed=True, …); unset flags take the command's defaults."""
+    from runners.cli.common import Parser
+    from runners.cli.score import arguments, score_report
+    parser = Parser(prog="python app.py score")
+    arguments(parser)
+    a = parser.parse_args([benchmark])
+    unknown = sorted(set(options) - set(vars(a)) - {"flag_names"})
+    if unknown:
+        raise TypeError(f"score_files: unknown option(s) {', '.join(unknown)}")
+    for name, value in options.items():
+        setattr(a, name, value)
+    a.data, a.preds, a.outputs = (None if v is None else str(v) for v in (data, preds, outputs))
+    for name in ("items", "mcq_key", "judge_cache_dir"):
+        if getattr(a, name) is not None and getattr(a, name) is not False:
+            setattr(a, name, str(getattr(a, name)))
+    return score_report(a)
