@@ -12,11 +12,15 @@ def score_files(benchmark: str, data: str, preds: Optional[str] = None, *, outpu
     keyword is a flag by its argparse name (delta=5.0, pre_tol="inf", use_gate=True, items="split.txt",
     mcq_key="key.jsonl", judge="cache:…", judge_cache_dir=…, reference_args="--w_ack 0.3", dry_run=True,
     strict=True, fixed=True, …); unset flags take the command's defaults."""
-    from runners.cli.common import Parser
-    from runners.cli.score import arguments, score_report
-    parser = Parser(prog="python app.py score")
+    import argparse
+
+    from annotation import registry
+    from runners.score_command import arguments, score_report
+    if benchmark not in registry.names():
+        raise ValueError(f"score_files: expected one of {', '.join(registry.names())}, found {benchmark!r}")
+    parser = argparse.ArgumentParser(prog="python app.py score")
     arguments(parser)
-    a = parser.parse_args([benchmark])
+    a = parser.parse_args([benchmark])  # every flag at the command's default
     unknown = sorted(set(options) - set(vars(a)) - {"flag_names"})
     if unknown:
         raise TypeError(f"score_files: unknown option(s) {', '.join(unknown)}")
