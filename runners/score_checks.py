@@ -5,7 +5,7 @@ cannot score is an error; --skip-invalid / --skip-unknown leave such items or li
 Plan, says which items are left out and what was tolerated, so the report can carry it, and scores the inputs."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from annotation.errors import Problem
 from runners.checks import CliError, from_problem, input_file, read_id_list, usage
@@ -89,22 +89,28 @@ class DataView:
         return cls(ds.benchmark, str(ds.root), list(ds.problems), {it.id: it.source_file for it in ds.items})
 
 
-def dataset(ds, skip_invalid: bool, tolerate: bool, chk: Checked,
+def dataset(ds, skip_invalid: bool, tolerate: Union[bool, Callable[[Problem], bool]], chk: Checked,
             hint: str = "--skip-invalid to leave those items out") -> None:
-    """A dataset (a Dataset or DataView) with errors: tolerated (the default: scored as the reference reads it,
-    each a warning), or with --skip-invalid its items left out; refused only when neither."""
+    """A dataset (a Dataset or DataView) with problems. Its warnings are warnings. Its errors are tolerated when
+    `tolerate` says so (True, or a function saying which problems the reference reads without crashing): scored
+    as the reference reads them, each a warning. The rest are refused, or with --skip-invalid their items left
+    out."""
     ds = ds if isinstance(ds, DataView) else DataView.of(ds)
     for p in ds.problems:
         if p.severity != "error":  # what validate lists as a warning: scored, and refused by --strict
             chk.warn(data_kind(p), p)
     errors = ds.errors
+    if tolerate and not skip_invalid:
+        reads = tolerate if callable(tolerate) else (lambda p: True)
+        for p in errors:
+            if reads(p):
+                chk.warn(data_kind(p), p)
+        errors = [p for p in errors if not reads(p)]
+        if not errors:
+            return
     if not errors:
         if not ds.item_file:
             raise CliError("expected a dataset with items, found none", file=str(ds.root), field="--data")
-        return
-    if tolerate:
-        for p in errors:
-            chk.warn(data_kind(p), p)
         return
     if not skip_invalid:
         first = from_problem(errors[0])

@@ -140,6 +140,20 @@ def _check_emissions(line: dict, iid: str, duration: float, as_reference: bool, 
     return True
 
 
+# annotation errors the reference's loader and scorer read without crashing (`or []`, `or "UNKNOWN"`, bool(),
+# plain arithmetic on negative times): (field ends with, message starts with); "" matches any
+_READS = (("capability", "unknown capability"), ("time_s", "negative time"), ("question_time_s", "negative time"),
+          ("is_negative", ""), ("auto_number", ""), ("question", "expected text"), ("answers", "missing;"),
+          ("video_id", "expected a non-empty string"), ("duration_s", "expected seconds >= 0, got -"))
+
+
+def reference_reads(p) -> bool:
+    """Whether the reference scores through this annotation error (then it is a warning); an unreadable file, an
+    item or answer that is not an object, a time or text of the wrong type stop it (an error)."""
+    field, msg = str(p.field or ""), p.message
+    return p.severity == "error" and any(field.endswith(f) and msg.startswith(m) for f, m in _READS)
+
+
 def mcq_key(path: str) -> list[dict]:
     """The answer key's rows; unreadable lines and rows the key reader rejects are one error naming the file."""
     from annotation import jsonio

@@ -31,7 +31,7 @@ def aliases(a) -> None:
 
 def plan(a, chk: Checked) -> Plan:
     from annotation.interactionbench.loader import scan
-    from runners.interactionbench.score_checks import ib_predictions, mcq_key
+    from runners.interactionbench.score_checks import ib_predictions, mcq_key, reference_reads
     from scoring.interactionbench import scorer as ib
     prediction_file(a)
     pre_tol = _tol(a.pre_tol) if a.pre_tol is not None else None
@@ -39,7 +39,8 @@ def plan(a, chk: Checked) -> Plan:
     if a.judge_cache_dir is not None:
         checks.input_dir(a.judge_cache_dir, "--judge-cache-dir")
     rows, problems, item_file = scan(a.data)  # one read: the rows to score and every annotation problem
-    dataset(DataView(a.benchmark, a.data, problems, item_file), a.skip_invalid, a.as_reference, chk)
+    dataset(DataView(a.benchmark, a.data, problems, item_file), a.skip_invalid,
+            a.as_reference and reference_reads, chk)
     if chk.left_out:
         rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
     ids = item_file.keys() - chk.left_out  # the item ids of the rows kept
