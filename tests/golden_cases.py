@@ -112,14 +112,11 @@ def ib_cli_args(case: dict, paths: dict[str, Any], out: Path) -> list[str]:
     cfg = case.get("config") or {}
     args = ["score", "interactionbench", "--data", str(paths["data"]), "--preds", str(paths["preds"]),
             "--out", str(out)]
-    if "delta" in cfg:
-        args += ["--delta", str(cfg["delta"])]
-    if "pre_tol" in cfg:
-        args += ["--pre-tol", str(cfg["pre_tol"])]
+    for key, flag in (("delta", "--delta"), ("pre_tol", "--pre-tol"), ("gate_thresh", "--gate-thresh")):
+        if key in cfg:  # (flag=value: a value such as -inf or -0.5 would read as a flag)
+            args.append(f"{flag}={cfg[key]}")
     if cfg.get("use_gate"):
         args += ["--gate"]
-    if "gate_thresh" in cfg:
-        args += ["--gate-thresh", str(cfg["gate_thresh"])]
     if cfg.get("skip_missing"):
         args += ["--skip-missing"]
     if paths["items"] is not None:
