@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Optional, Sequence
 from annotation.interactionbench import rules as ib_rules
 from scoring.interactionbench.aggregate import aggregate, format_table, headline, summarize  # noqa: F401 (re-exported)
 from scoring.interactionbench.content import ContentCounter, ItemContent, as_judge_fn, item_content
-from scoring.interactionbench.timing import Emission, decision_timing, merge_events, seconds
+from scoring.interactionbench.timing import Emission, Unscorable, decision_timing, merge_events, seconds
 from scoring.interactionbench.lexical import extract_number
 from scoring.interactionbench.refmath import exact_mean, hmean, total_of
 
@@ -335,6 +335,8 @@ def score(rows: list[dict], preds: list[dict], config: IBConfig = IBConfig(), ju
         except ZeroDivisionError:  # the reference divides by delta too, and stops
             raise ValueError(f"item {iid}: delta {cfg.delta:g} divides a matched response's delay by zero (the "
                              "reference scorer stops here too); pass a delta other than 0") from None
+        except Unscorable as exc:
+            raise ValueError(f"item {iid}: {exc}") from None
         if key is not None:
             rec["mcq"] = True
         if line:

@@ -19,6 +19,10 @@ def seconds(v) -> float | int:
     return v if type(v) is int or type(v) is float else float(v)
 
 
+class Unscorable(ValueError):
+    """Input the reference scorer stops on (it raises there too): scoring refuses it with the reason."""
+
+
 class Event:
     """One standard response time r* and its (merged) reference text."""
     __slots__ = ("time", "ref")
@@ -101,6 +105,8 @@ def decision_timing(times: Sequence[float], ems: Sequence[Emission], pre_tol: fl
     first = times[0]
     if math.isinf(pre_tol) and pre_tol > 0:
         for i, (t, _) in enumerate(ems):
+            if t != t:
+                raise Unscorable(f"an emission at {t} s has no event window (the reference scorer stops here too)")
             if t < first:
                 k, d = 0, 0.0
             else:
@@ -115,6 +121,9 @@ def decision_timing(times: Sequence[float], ems: Sequence[Emission], pre_tol: fl
         return out
     for i, (t, text) in enumerate(ems):
         a = t + pre_tol
+        if a != a:  # NaN (inf - inf): no window holds it, and the reference stops
+            raise Unscorable(f"an emission at {t} s with tolerance {pre_tol} s has no event window (the reference "
+                             "scorer stops here too)")
         if a < first:
             out.v_premature += 1
             continue
