@@ -24,8 +24,9 @@ def score_files(benchmark: str, data: str, preds: Optional[str] = None, *, outpu
     unknown = sorted(set(options) - set(vars(a)) - {"flag_names"})
     if unknown:
         raise TypeError(f"score_files: unknown option(s) {', '.join(unknown)}")
-    for name, value in options.items():
-        setattr(a, name, value)
+    types = {x.dest: x.type for x in parser._actions if x.type is not None}
+    for name, value in options.items():  # a value given as text is read as the command reads it (delta="inf")
+        setattr(a, name, types[name](value) if isinstance(value, str) and name in types else value)
     a.data, a.preds, a.outputs = (None if v is None else str(v) for v in (data, preds, outputs))
     for name in ("items", "mcq_key", "judge_cache_dir"):
         if getattr(a, name) is not None and getattr(a, name) is not False:

@@ -140,55 +140,13 @@ def test_score_command_on_demo_omniinteract(demo_runs, tmp_path):
 IB_CASES = [c for c in _golden("interactionbench")["cases"]]
 
 
-def _ib_flags(config: dict, tmp: Path) -> list[str]:
-    flags = []
-    if "delta" in config:
-        flags += ["--delta", str(config["delta"])]
-    if "pre_tol" in config:
-        flags += ["--pre-tol", str(config["pre_tol"])]
-    if config.get("use_gate"):
-        flags += ["--gate"]
-    if "gate_thresh" in config:
-        flags += ["--gate-thresh", str(config["gate_thresh"])]
-    if config.get("skip_missing"):
-        flags += ["--skip-missing"]
-    if config.get("items") is not None:
-        (tmp / "split.txt").write_text("\n".join(config["items"]) + "\n")
-        flags += ["--items", str(tmp / "split.txt")]
-    return flags
-
-
 @pytest.mark.parametrize("case", IB_CASES, ids=[c["name"] for c in IB_CASES])
 def test_score_command_on_interactionbench_golden_files(tmp_path, case):
-    videos = {}
-    for row in case["items"]:
-        videos.setdefault(row["video_id"], {"video_id": row["video_id"], "domain": row["domain"],
-                                            "duration_s": row["duration_s"], "items": []})
-        videos[row["video_id"]]["items"].append({k: v for k, v in row.items()
-                                                 if k not in ("video_id", "item_index", "domain", "duration_s")})
-    for vid, doc in videos.items():
-        path = tmp_path / "data" / "annotations" / doc["domain"] / f"{vid}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(doc, ensure_ascii=False))
-    (tmp_path / "preds.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in case["preds"]))
-    args = ["score", "interactionbench", "--data", str(tmp_path / "data"), "--preds", str(tmp_path / "preds.jsonl"),
-            "--out", str(tmp_path / "out.json"), "--as-reference", *_ib_flags(case["config"], tmp_path)]
-    if case["mcq_key"]:
-        (tmp_path / "key.jsonl").write_text("".join(json.dumps(r) + "\n" for r in case["mcq_key"]))
-        args += ["--mcq-key", str(tmp_path / "key.jsonl")]
-    if case["judge"]:
-        for name, rows in case["judge"]["files"].items():
-            (tmp_path / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
-        args += ["--judge", case["judge"]["spec"].replace("<casedir>", str(tmp_path))]
-        cache_dir = (case["judge"].get("judge_args") or {}).get("cache_dir")
-        if cache_dir:
-            args += ["--judge-cache-dir", cache_dir.replace("<casedir>", str(tmp_path))]
-    assert main(args) == 0
-    got = json.loads((tmp_path / "out.json").read_text())
-    exp = case["expected"]
-    assert got["per_item"] == exp["per_item"]
-    assert got["table"] == exp["table"]
-    assert got["aggregate"]["overall"] == exp["aggregate"]["overall"]
+    """Each case laid out as it says (its `annotation_files` written as given), scored with its settings only."""
+    from tests.golden_cases import check_ib_report, ib_cli_args, write_ib_case
+    paths = write_ib_case(case, tmp_path)
+    assert main(ib_cli_args(case, paths, tmp_path / "out.json")) == 0
+    check_ib_report(json.loads((tmp_path / "out.json").read_text()), case, tmp_path)
 
 
 OI_CASES = _golden("omniinteract")["cases"]
