@@ -111,7 +111,7 @@ def _check_emissions(line: dict, iid: str, duration: float, as_reference: bool, 
         return False
     end = duration if duration > 0 else sys.float_info.max  # past a known end: refused (not with --as-reference)
     for k, e in enumerate(ems):  # (the field name is spelled only for a problem)
-        if not as_reference and type(e) is dict:  # the common case first: a number inside [0, end] is fine
+        if type(e) is dict:  # the common case first: a number inside [0, end] is fine
             t = e.get("t")
             if (type(t) is float or type(t) is int) and 0 <= t <= end:
                 continue

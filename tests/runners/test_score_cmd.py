@@ -9,6 +9,7 @@ from annotation.loaders import demo_dir
 from annotation.store import Store
 from app import main
 from runners.batch import BatchRunner, RunSpec
+from runners.score_api import score_files
 
 GOLDEN = Path(os.environ.get("IBENCH_GOLDEN_DIR", Path(__file__).resolve().parents[2].parent / "shared" / "golden"))
 NATIVE = {"interactionbench": "preds.jsonl", "proactivebench": "preds.jsonl", "interactscope": "responses.jsonl"}
@@ -181,8 +182,8 @@ def _close(a, b, tol=1e-9):
 PB_ITEMS = [c for c in _golden("proactivebench")["cases"] if c["level"] in ("item", "subtask")]
 
 
-@pytest.mark.parametrize("case", PB_ITEMS, ids=[c["id"] for c in PB_ITEMS])
-def test_score_command_on_proactivebench_golden_files(tmp_path, case):
+def _pb_files(tmp_path, case):
+    """The case as our ProactiveBench layout (annotations.json, preds.jsonl); returns the items written."""
     pairs = [(case["annotation"], case["prediction"])] if case["level"] == "item" else \
         [(p["annotation"], p["prediction"]) for p in case["items"]]
     items, preds = [], []
@@ -192,9 +193,10 @@ def test_score_command_on_proactivebench_golden_files(tmp_path, case):
         preds.append({"item_id": iid, **pred})
     (tmp_path / "annotations.json").write_text(json.dumps({"benchmark": "proactivebench", "version": 1, "items": items}))
     (tmp_path / "preds.jsonl").write_text("".join(json.dumps(p) + "\n" for p in preds))
-    assert main(["score", "proactivebench", "--data", str(tmp_path), "--preds", str(tmp_path / "preds.jsonl"),
-                 "--out", str(tmp_path / "out.json")]) == 0
-    got = json.loads((tmp_path / "out.json").read_text())
+    return items
+
+
+def _pb_check(got, case, items):
     exp = case["expected"]
     if case["level"] == "item":
         row = got["per_item"][items[0]["item_id"]]
@@ -208,11 +210,26 @@ def test_score_command_on_proactivebench_golden_files(tmp_path, case):
                 assert agg.get(key, agg.get("score")) == pytest.approx(exp[key], abs=1e-3)
 
 
+@pytest.mark.parametrize("case", PB_ITEMS, ids=[c["id"] for c in PB_ITEMS])
+def test_score_command_on_proactivebench_golden_files(tmp_path, case):
+    items = _pb_files(tmp_path, case)
+    assert main(["score", "proactivebench", "--data", str(tmp_path), "--preds", str(tmp_path / "preds.jsonl"),
+                 "--out", str(tmp_path / "out.json")]) == 0
+    _pb_check(json.loads((tmp_path / "out.json").read_text()), case, items)
+
+
+@pytest.mark.parametrize("case", PB_ITEMS, ids=[c["id"] for c in PB_ITEMS])
+def test_score_files_on_proactivebench_golden_files(tmp_path, case):
+    """The Python API (issue 22): the same files, the same checks, the same numbers."""
+    items = _pb_files(tmp_path, case)
+    _pb_check(score_files("proactivebench", tmp_path, tmp_path / "preds.jsonl"), case, items)
+
+
 IS_CASES = [c for c in _golden("interactscope")["cases"] if c["level"] in ("target", "task", "t8")]
 
 
-@pytest.mark.parametrize("case", IS_CASES, ids=[c["id"] for c in IS_CASES])
-def test_score_command_on_interactscope_golden_files(tmp_path, case):
+def _is_files(tmp_path, case):
+    """The case as our InteractScope layout (interactions.json, responses.jsonl); returns the rows written."""
     inters = [case["interaction"]] if case["level"] == "target" else case["interactions"]
     rows, preds = [], []
     for k, inter in enumerate(inters):
@@ -227,9 +244,10 @@ def test_score_command_on_interactscope_golden_files(tmp_path, case):
     (tmp_path / "interactions.json").write_text(json.dumps({"benchmark": "interactscope", "version": 1,
                                                             "interactions": rows}))
     (tmp_path / "responses.jsonl").write_text("".join(json.dumps(p) + "\n" for p in preds))
-    assert main(["score", "interactscope", "--data", str(tmp_path), "--preds", str(tmp_path / "responses.jsonl"),
-                 "--out", str(tmp_path / "out.json")]) == 0
-    got = json.loads((tmp_path / "out.json").read_text())
+    return rows
+
+
+def _is_check(got, case, rows):
     exp = case["expected"]
     flags = {t["target_id"]: t["correct"] for row in got["per_item"].values() for t in row["targets"]}
     if "per_target" in exp:
@@ -241,3 +259,18 @@ def test_score_command_on_interactscope_golden_files(tmp_path, case):
     elif "accuracy" in exp:
         task = rows[0]["task"]
         assert got["aggregate"][task] == pytest.approx(exp["accuracy"], abs=1e-3)
+
+
+@pytest.mark.parametrize("case", IS_CASES, ids=[c["id"] for c in IS_CASES])
+def test_score_command_on_interactscope_golden_files(tmp_path, case):
+    rows = _is_files(tmp_path, case)
+    assert main(["score", "interactscope", "--data", str(tmp_path), "--preds", str(tmp_path / "responses.jsonl"),
+                 "--out", str(tmp_path / "out.json")]) == 0
+    _is_check(json.loads((tmp_path / "out.json").read_text()), case, rows)
+
+
+@pytest.mark.parametrize("case", IS_CASES, ids=[c["id"] for c in IS_CASES])
+def test_score_files_on_interactscope_golden_files(tmp_path, case):
+    """The Python API (issue 22): the same files, the same checks, the same numbers."""
+    rows = _is_files(tmp_path, case)
+    _is_check(score_files("interactscope", tmp_path, tmp_path / "responses.jsonl"), case, rows)
