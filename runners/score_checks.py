@@ -208,7 +208,8 @@ def prediction_file(a) -> None:
 def jsonl_predictions(a, ds, check_predictions: Callable, chk: Checked) -> dict:
     """A one-line-per-item prediction file read and checked by the benchmark's writer's own reader
     (`check_predictions(path, ds) -> (predictions by item, problems)`): unknown items refused unless
-    --skip-unknown (or --as-reference), bad lines unless --skip-invalid."""
+    --skip-unknown (or, by default, ignored with a warning as the reference ignores them), bad lines unless
+    --skip-invalid."""
     preds, problems = check_predictions(a.preds, ds)
     if not preds and not [p for p in problems if p.severity == "error"]:
         raise CliError("expected one prediction line per item, found none", file=a.preds, field="--preds")

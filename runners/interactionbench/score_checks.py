@@ -69,7 +69,8 @@ def ib_predictions(path: str, rows: list[dict], known: Collection[str], skip_inv
             else:
                 chk.warn("prediction for an unknown item", unknown)
             continue
-        ok = _check_emissions(line, iid, durations.get(vid, 0.0) if isinstance(vid, str) else 0.0, as_reference, skip_invalid, chk, err)
+        duration = durations.get(vid, 0.0) if isinstance(vid, str) else 0.0
+        ok = _check_emissions(line, iid, duration, as_reference, skip_invalid, chk, err)
         if not ok:
             continue
         if iid in seen:
@@ -109,7 +110,7 @@ def _check_emissions(line: dict, iid: str, duration: float, as_reference: bool, 
         refuse_or_skip(err("emissions", f"expected a list of {{t, content}}, found {show(ems)}", iid), iid,
                         skip_invalid, chk, "or pass --skip-invalid")
         return False
-    end = duration if duration > 0 else sys.float_info.max  # past a known end: refused (not with --as-reference)
+    end = duration if duration > 0 else sys.float_info.max  # past a known end: a warning (--skip-invalid: left out)
     for k, e in enumerate(ems):  # (the field name is spelled only for a problem)
         if type(e) is dict:  # the common case first: a number inside [0, end] is fine
             t = e.get("t")
