@@ -204,25 +204,49 @@ def test_a_list_valued_grouping_field_groups_under_its_str(tmp_path):
 
 # ---------------------------------------------------------------- OmniInteract, ProactiveBench, InteractScope
 
-def test_omniinteract_is_interrupted_null(tmp_path):
-    """A golden case of tests/golden_i22 (the reference's own summary) with `is_interrupted: null` rows."""
+def _oi_rows(case):
+    """Every 1Q1A annotation row of a case (a file that is a list of rows, or an object with an `items` list)."""
+    docs = [doc if isinstance(doc, list) else doc.get("items") if isinstance(doc, dict) else None
+            for rel, doc in case["annotations"].items() if "/annotations/" in rel]
+    return [r for doc in docs if isinstance(doc, list) for r in doc if isinstance(r, dict)]
+
+
+OI_KINDS = {  # case of tests/golden_i22 -> (warning kind, first message, which rows the reference reads through)
+    "i22_is_interrupted_null_2": ("annotation [].is_interrupted", "is_interrupted: expected true/false, got null",
+                                  lambda r: "is_interrupted" in r and r["is_interrupted"] is None),
+    "i22_question_type_other_5": ("annotation [].question_type", 'question_type: unknown question_type "other"',
+                                  lambda r: r.get("question_type") not in ("realtime", "proactive")),
+    "i22_question_text_missing_2": ("annotation [].question_text", "question_text: missing field",
+                                    lambda r: "question_text" not in r),
+}
+
+
+@pytest.mark.parametrize("case_id", sorted(OI_KINDS))
+def test_omniinteract_annotation_rows_the_reference_reads(tmp_path, case_id):
+    """A golden case of tests/golden_i22 (the reference's own summary): the reference's number, one warning line
+    for the kind counting every such row, and --strict refusing in one line."""
     from tests.golden_cases import assert_close, oi_verdicts_file, write_oi_case
     from tests.runners.test_score_reference_edges import OI
-    case = next(c for c in OI if c["case_id"] == "i22_is_interrupted_null_0")
+    case = next(c for c in OI if c["case_id"] == case_id)
+    kind, message, odd = OI_KINDS[case_id]
     outputs = write_oi_case(case, tmp_path)
     judge = f"replay:{oi_verdicts_file(case, tmp_path / 'judge')}"
     args = ["score", "omniinteract", "--data", tmp_path, "--outputs", outputs, "--judge", judge,
             "--out", tmp_path / "o.json"]
+    if case["cli_extra_args"]:  # the reference's own flags the case ran with
+        args.append("--reference-args=" + " ".join(case["cli_extra_args"]))
     code, err = _score(args)
     assert code == 0, err
     report = json.loads((tmp_path / "o.json").read_text())
     assert_close(report["summary"], case["expected"]["summary"], "summary")
-    warned = [w for w in report["warnings"] if w.startswith("annotation [].is_interrupted: ")]
-    assert len(warned) == 1 and "is_interrupted: expected true/false, got null" in warned[0]
-    assert [x for x in err.splitlines() if x.startswith("warning: annotation [].is_interrupted:")] == \
-        ["warning: " + warned[0]]
+    warned = [w for w in report["warnings"] if w.startswith(f"{kind}: ")]
+    count = sum(map(odd, _oi_rows(case)))
+    assert count > 0 and len(warned) == 1 and warned[0].startswith(f"{kind}: {count} time(s), first data/")
+    assert message in warned[0]
+    assert [x for x in err.splitlines() if x.startswith(f"warning: {kind}:")] == ["warning: " + warned[0]]
+    (tmp_path / "o.json").unlink()
     code, err = _score(args + ["--strict"])
-    assert code == 1 and err.count("\n") == 1 and "--strict" in err
+    assert code == 1 and err.count("\n") == 1 and "--strict" in err and not (tmp_path / "o.json").exists()
 
 
 @pytest.mark.parametrize("bench", ["proactivebench", "interactscope"])
