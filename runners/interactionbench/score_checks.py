@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Any, Collection, Optional
+from typing import Any, Callable, Collection, Optional
 
 from runners.checks import DATA, CliError, from_problem, input_file
 from runners.score_checks import Checked, refuse_or_skip, show
@@ -148,11 +148,22 @@ _READS = (("capability", "unknown capability"), ("time_s", "negative time"), ("q
           ("video_id", "expected a non-empty string"), ("duration_s", "expected seconds >= 0, got -"))
 
 
-def reference_reads(p) -> bool:
-    """Whether the reference scores through this annotation error (then it is a warning); an unreadable file, an
-    item or answer that is not an object, a time or text of the wrong type stop it (an error)."""
-    field, msg = str(p.field or ""), p.message
-    return p.severity == "error" and any(field.endswith(f) and msg.startswith(m) for f, m in _READS)
+def reference_reads(rows: list[dict]) -> Callable[[Any], bool]:
+    """Whether the reference scores through an annotation error of these rows (then it is a warning); an
+    unreadable file, an item or answer that is not an object, a time or text of the wrong type stop it (an
+    error), except a question time it reads with float() (`"12"`)."""
+    by_id = {f"{r['video_id']}#{r['item_index']}": r for r in rows}
+
+    def reads(p) -> bool:
+        field, msg = str(p.field or ""), p.message
+        if field == "question_time_s" and p.item in by_id:
+            try:
+                float(by_id[p.item].get("question_time_s") or 0.0)
+                return True
+            except (TypeError, ValueError):
+                return False
+        return p.severity == "error" and any(field.endswith(f) and msg.startswith(m) for f, m in _READS)
+    return reads
 
 
 def mcq_key(path: str) -> list[dict]:

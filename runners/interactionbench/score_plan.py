@@ -40,7 +40,7 @@ def plan(a, chk: Checked) -> Plan:
         checks.input_dir(a.judge_cache_dir, "--judge-cache-dir")
     rows, problems, item_file = scan(a.data)  # one read: the rows to score and every annotation problem
     dataset(DataView(a.benchmark, a.data, problems, item_file), a.skip_invalid,
-            a.as_reference and reference_reads, chk)
+            a.as_reference and reference_reads(rows), chk)
     if chk.left_out:
         rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
     ids = item_file.keys() - chk.left_out  # the item ids of the rows kept
