@@ -23,7 +23,7 @@ OI = _cases("omniinteract")
 
 
 def test_the_case_files_hold_what_the_readme_says():
-    assert len(IB) == 89 and len(OI) == 43
+    assert len(IB) == 96 and len(OI) == 43
     assert all(c.get("before_issue_22") for c in IB + OI)
 
 

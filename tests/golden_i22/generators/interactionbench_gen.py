@@ -122,25 +122,30 @@ def m_messy_preds(c):
 
 MUTS = {"int_times": m_int_times, "edges": m_edges, "decimals": m_decimals, "settings": m_settings,
         "items": m_items, "mcq": m_mcq, "lists": m_lists, "unicode": m_unicode, "messy_preds": m_messy_preds}
-out, stops, stopped = [], 0, []
-per = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-for name, mut in MUTS.items():
-    for k, b in enumerate(rng.sample(base, per)):
-        c = copy.deepcopy(b)
-        mut(c)
-        if name != "settings" and rng.random() < 0.3:
-            m_settings(c)
-        c["name"] = f"i22_{name}_{k}"
-        c["description"] = f"issue 22 edge distribution '{name}' over {b['name']} (seed {sys.argv[2] if len(sys.argv) > 2 else 22})"
-        try:
-            c["expected"] = expected(c)
-        except Exception as exc:  # noqa: BLE001
-            stops += 1
-            c["reference_error"] = f"{type(exc).__name__}: {exc}"
-            stopped.append(c)
-            continue
-        out.append(c)
-json.dump({"meta": {"generator": "tests/golden_i22/README.md"}, "cases": out},
-          open("/tmp/ref-ib/gen_cases.json", "w"), ensure_ascii=False)
-json.dump({"cases": stopped}, open("/tmp/ref-ib/gen_stops.json", "w"), ensure_ascii=False)
-print(len(out), "cases,", stops, "where the reference stops")
+def main():
+    out, stops, stopped = [], 0, []
+    per = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    for name, mut in MUTS.items():
+        for k, b in enumerate(rng.sample(base, per)):
+            c = copy.deepcopy(b)
+            mut(c)
+            if name != "settings" and rng.random() < 0.3:
+                m_settings(c)
+            c["name"] = f"i22_{name}_{k}"
+            c["description"] = f"issue 22 edge distribution '{name}' over {b['name']} (seed {sys.argv[2] if len(sys.argv) > 2 else 22})"
+            try:
+                c["expected"] = expected(c)
+            except Exception as exc:  # noqa: BLE001
+                stops += 1
+                c["reference_error"] = f"{type(exc).__name__}: {exc}"
+                stopped.append(c)
+                continue
+            out.append(c)
+    json.dump({"meta": {"generator": "tests/golden_i22/README.md"}, "cases": out},
+              open("/tmp/ref-ib/gen_cases.json", "w"), ensure_ascii=False)
+    json.dump({"cases": stopped}, open("/tmp/ref-ib/gen_stops.json", "w"), ensure_ascii=False)
+    print(len(out), "cases,", stops, "where the reference stops")
+
+
+if __name__ == "__main__":
+    main()

@@ -32,7 +32,15 @@ def expected(case):
                     pre_tol=float(cfg["pre_tol"]) if "pre_tol" in cfg else None,
                     gate_thresh=float(cfg["gate_thresh"]) if "gate_thresh" in cfg else None,
                     use_gate=True if cfg.get("use_gate") else None)
-    agg, records = evaluate(ec)
+    judge = None
+    if paths["judge_spec"]:
+        from interactionbench.judges.cached import CacheOnlyJudge, EnsembleJudge
+        kind, _, arg = paths["judge_spec"].partition(":")
+        kw = dict(paths["judge_args"])
+        judge = (CacheOnlyJudge(arg.split(","), **kw) if kind == "cache" else
+                 EnsembleJudge(arg.split(","), prompt_version="v2", **kw))
+        ec.judge = paths["judge_spec"]
+    agg, records = evaluate(ec, judge)
     per = {r["item_id"]: {k: r.get(k) for k in PER} for r in records}
     ov = agg["overall"]
     table = {"n_items": ov.get("n_items", 0)}
