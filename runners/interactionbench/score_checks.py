@@ -27,6 +27,13 @@ def ib_predictions(path: str, rows: list[dict], known: Collection[str], skip_inv
     for p in problems:
         refuse_or_skip(p, None, skip_invalid, chk, "or pass --skip-invalid")
     durations = {r["video_id"]: _seconds(r.get("duration_s")) for r in rows}
+    silent: list[set] = []  # the silence-required items, found on the first NaN time (rare: no cost otherwise)
+
+    def is_silent(item: str) -> bool:
+        if not silent:
+            from annotation.interactionbench import rules as ib_rules
+            silent.append({ib_rules.item_id(r) for r in rows if ib_rules.family(r) == "negative"})
+        return as_reference and item in silent[0]
     if not pairs and not bad_line:  # the reference scores an empty file as all silent
         empty = CliError("expected one prediction line per item, found an empty file; every item scored silent",
                          file=name, field="--preds")
@@ -70,7 +77,7 @@ def ib_predictions(path: str, rows: list[dict], known: Collection[str], skip_inv
                 chk.warn("prediction for an unknown item", unknown)
             continue
         duration = durations.get(vid, 0.0) if isinstance(vid, str) else 0.0
-        ok = _check_emissions(line, iid, duration, as_reference, skip_invalid, chk, err)
+        ok = _check_emissions(line, iid, duration, as_reference, is_silent, skip_invalid, chk, err)
         if not ok:
             continue
         if iid in seen:
@@ -99,8 +106,10 @@ def _key(line: dict) -> str:
     return f"{line['video_id']}#{line.get('item_index', 0)}"
 
 
-def _check_emissions(line: dict, iid: str, duration: float, as_reference: bool, skip_invalid: bool,
-                     chk: Checked, err) -> bool:
+def _check_emissions(line: dict, iid: str, duration: float, as_reference: bool, is_silent: Callable[[str], bool],
+                     skip_invalid: bool, chk: Checked, err) -> bool:
+    """A line's emissions; `is_silent(item)`: a silence-required item, where the reference only counts the
+    emissions (so even a NaN time is read: a warning)."""
     ems = line.get("emissions")
     if not ems and not isinstance(ems, list) and as_reference:  # the reference reads `emissions or []`
         chk.warn("emissions not a list", err("emissions", f"expected a list of {{t, content}}, found {show(ems)}; "
@@ -126,6 +135,11 @@ def _check_emissions(line: dict, iid: str, duration: float, as_reference: bool, 
                 continue  # the reference drops blank emissions before reading their time
         t = e.get("t")
         number = isinstance(t, (int, float)) and not isinstance(t, bool)
+        if number and math.isnan(t) and is_silent(iid):
+            chk.warn("NaN emission time on a silence-required item", err(f"emissions[{k}].t", "expected a finite "
+                     "number of stream seconds, found NaN; the item is silence-required, so it counts as a response",
+                                                                          iid))
+            continue
         if not number or math.isnan(t) or (math.isinf(t) and not as_reference):
             refuse_or_skip(err(f"emissions[{k}].t", f"expected a finite number of stream seconds, found {show(t)}",
                                 iid), iid, skip_invalid, chk, "or pass --skip-invalid")

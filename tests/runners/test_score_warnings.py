@@ -145,6 +145,15 @@ def test_video_id_not_a_string(tmp_path):
            "ignored" in report["warnings"]
 
 
+def test_nan_emission_time_on_a_silence_required_item(tmp_path):
+    # the reference only counts a negative item's emissions: one -> SC 100 max(0, 1 - 1/1) = 0.0 = total
+    data = _dataset(tmp_path, {**ITEM, "is_negative": True})
+    preds = _preds(tmp_path, raw='{"video_id": "v1", "item_index": 0, "emissions": [{"t": NaN, "content": "x"}]}\n')
+    _check(tmp_path, data, preds, "NaN emission time on a silence-required item", 1,
+           f"{preds}:1 v1#0 emissions[0].t: expected a finite number of stream seconds, found NaN; the item is "
+           "silence-required, so it counts as a response", 0.0, record={"family": "negative", "n_violations": 1})
+
+
 def test_setting_outside_the_papers_range(tmp_path):
     # delta inf: s = max(0, 1 - 2/inf) = 1 -> TA 100.0, timing 100.0, total 100.0
     data, preds = _dataset(tmp_path), _preds(tmp_path, GOOD)
