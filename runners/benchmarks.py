@@ -45,3 +45,13 @@ class RegistryTable(Mapping):
 def by_benchmark(key: str) -> RegistryTable:
     """benchmark -> the spec's plain-data entry `key` (default protocol, headline column, ...)."""
     return RegistryTable(lambda: {name: registry.get(name).get(key) for name in registry.names()})
+
+
+def owners(table: str, dest: str) -> tuple[str, ...]:
+    """The benchmarks whose runners hook `table` (e.g. SCORE_FLAGS) lists the argument `dest`."""
+    return tuple(b for b in registry.names() if dest in hook(b, table, ()))
+
+
+def for_whom(table: str, dest: str) -> str:
+    """`owners` as the start of a help text: "a", or "a, b"."""
+    return ", ".join(owners(table, dest))

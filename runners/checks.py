@@ -137,8 +137,9 @@ def positive_float(value: Optional[float], flag: str, allow_zero: bool = False) 
     return value
 
 
-def read_id_list(path: str, flag: str = "--items") -> tuple[str, ...]:
-    """Item ids of a split file, one per line (blank lines and # comments skipped); UTF-8 required."""
+def read_id_list(path: str, flag: str = "--items", allow_empty: bool = False) -> tuple[str, ...]:
+    """Item ids of a split file, one per line (blank lines and # comments skipped); UTF-8 required; none is an
+    error unless `allow_empty`."""
     p = input_file(path, flag)
     raw = p.read_bytes()
     try:
@@ -148,7 +149,7 @@ def read_id_list(path: str, flag: str = "--items") -> tuple[str, ...]:
         raise CliError(f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x}", file=path, line=line,
                        field=flag) from None
     ids = tuple(s.strip() for s in text.splitlines() if s.strip() and not s.strip().startswith("#"))
-    if not ids:
+    if not ids and not allow_empty:
         raise CliError("expected item ids, one per line, found none", file=path, field=flag)
     return ids
 

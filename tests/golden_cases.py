@@ -107,19 +107,16 @@ def write_ib_case(case: dict, casedir: Path) -> dict[str, Any]:
 
 
 def ib_cli_args(case: dict, paths: dict[str, Any], out: Path) -> list[str]:
-    """`python app.py score interactionbench ...` arguments for a written case; `--as-reference` scores messy
-    inputs (odd item_index values, unknown or invalid items) as the reference does instead of refusing them."""
+    """`python app.py score interactionbench ...` arguments for a written case: the case's own settings and
+    nothing else (messy inputs are scored as the reference scores them by default, with warnings)."""
     cfg = case.get("config") or {}
     args = ["score", "interactionbench", "--data", str(paths["data"]), "--preds", str(paths["preds"]),
-            "--out", str(out), "--as-reference"]
-    if "delta" in cfg:
-        args += ["--delta", str(cfg["delta"])]
-    if "pre_tol" in cfg:
-        args += ["--pre-tol", str(cfg["pre_tol"])]
+            "--out", str(out)]
+    for key, flag in (("delta", "--delta"), ("pre_tol", "--pre-tol"), ("gate_thresh", "--gate-thresh")):
+        if key in cfg:  # (flag=value: a value such as -inf or -0.5 would read as a flag)
+            args.append(f"{flag}={cfg[key]}")
     if cfg.get("use_gate"):
         args += ["--gate"]
-    if "gate_thresh" in cfg:
-        args += ["--gate-thresh", str(cfg["gate_thresh"])]
     if cfg.get("skip_missing"):
         args += ["--skip-missing"]
     if paths["items"] is not None:
@@ -131,6 +128,26 @@ def ib_cli_args(case: dict, paths: dict[str, Any], out: Path) -> list[str]:
         if "cache_dir" in paths["judge_args"]:
             args += ["--judge-cache-dir", paths["judge_args"]["cache_dir"]]
     return args
+
+
+def ib_api_options(case: dict, paths: dict[str, Any]) -> dict[str, Any]:
+    """`runners.score_api.score_files` keywords for a written case: its settings, as `ib_cli_args` gives them."""
+    cfg = case.get("config") or {}
+    opts: dict[str, Any] = {k: cfg[k] for k in ("delta", "gate_thresh") if k in cfg}
+    if "pre_tol" in cfg:
+        opts["pre_tol"] = str(cfg["pre_tol"])
+    if cfg.get("use_gate"):
+        opts["gate"] = True
+    if cfg.get("skip_missing"):
+        opts["skip_missing"] = True
+    for name in ("items", "mcq_key"):
+        if paths[name] is not None:
+            opts[name] = str(paths[name])
+    if paths["judge_spec"]:
+        opts["judge"] = paths["judge_spec"]
+        if "cache_dir" in paths["judge_args"]:
+            opts["judge_cache_dir"] = paths["judge_args"]["cache_dir"]
+    return opts
 
 
 # ---------------------------------------------------------------- OmniInteract
@@ -185,7 +202,8 @@ def _norm(obj, casedir: str):
 
 
 def _same(ours, exp, path="") -> list:
-    """Differences (values, types and key sets); floats equal within 1e-9 (they are in fact identical)."""
+    """Differences (values, types and key sets); floats equal within 1e-9 (they are in fact identical), an int
+    never equal to a float (the reference writes 7 where its inputs are integers, 7.0 where they are not)."""
     if isinstance(exp, dict):
         if not isinstance(ours, dict):
             return [f"{path}: expected a dict, got {ours!r}"]
@@ -198,8 +216,8 @@ def _same(ours, exp, path="") -> list:
         if not isinstance(ours, list) or len(ours) != len(exp):
             return [f"{path}: expected {len(exp)} entries, got {ours!r}"]
         return [d for i, (a, b) in enumerate(zip(ours, exp)) for d in _same(a, b, f"{path}[{i}]")]
-    if isinstance(exp, float) and isinstance(ours, (int, float)) and not isinstance(ours, bool):
-        return [] if abs(ours - exp) <= 1e-9 else [f"{path}: ours {ours!r}, expected {exp!r}"]
+    if isinstance(exp, float) and type(ours) is float:  # type by type: 7 is not 7.0
+        return [] if abs(ours - exp) <= 1e-9 or ours == exp else [f"{path}: ours {ours!r}, expected {exp!r}"]
     return [] if (ours == exp and type(ours) is type(exp)) else [f"{path}: ours {ours!r}, expected {exp!r}"]
 
 
@@ -237,8 +255,9 @@ def assert_close(actual: Any, expected: Any, where: str) -> None:
         assert isinstance(actual, int) and not isinstance(actual, bool) and actual == expected, \
             f"{where}: {actual!r} != {expected!r}"
     elif isinstance(expected, float):
-        assert isinstance(actual, (int, float)) and not isinstance(actual, bool), f"{where}: {actual!r} not a number"
-        assert math.isclose(actual, expected, rel_tol=0.0, abs_tol=OI_TOL), f"{where}: {actual!r} != {expected!r}"
+        assert type(actual) is float, f"{where}: {actual!r} is not a float like {expected!r}"
+        assert actual == expected or math.isclose(actual, expected, rel_tol=0.0, abs_tol=OI_TOL), \
+            f"{where}: {actual!r} != {expected!r}"
     else:
         assert actual == expected, f"{where}: {actual!r} != {expected!r}"
 

@@ -18,8 +18,8 @@ def capability(row: dict) -> str:
 
 
 def question_time(row: dict) -> float:
-    q = row.get("question_time_s")
-    return 0.0 if q is None else float(q)
+    """As the reference reads it: float(question_time_s or 0.0) (a number written as text counts)."""
+    return float(row.get("question_time_s") or 0.0)
 
 
 def _answers(row: dict) -> list:

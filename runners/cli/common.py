@@ -6,12 +6,23 @@ from __future__ import annotations
 import argparse
 
 from annotation import registry
-from runners.benchmarks import hook
 from runners.checks import USAGE, CliError
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that raises a usage CliError (one line, exit 2) instead of printing usage and exiting."""
+    """argparse that raises a usage CliError (one line, exit 2) instead of printing usage and exiting, and takes
+    options and positionals in any order (`score <benchmark> --data D preds.jsonl --use-gate`, as the
+    reference's `ibench eval` users write it): every verb parses intermixed, except one with sub-commands or a
+    pass-through remainder (argparse cannot intermix those)."""
+
+    def parse_args(self, args=None, namespace=None):
+        if self._intermixable():
+            return self.parse_intermixed_args(args, namespace)
+        return super().parse_args(args, namespace)
+
+    def _intermixable(self) -> bool:
+        return not any(isinstance(x, argparse._SubParsersAction) or x.nargs in (argparse.PARSER, argparse.REMAINDER)
+                       for x in self._actions)
 
     def error(self, message: str):
         verb_name = self.prog[len("python app.py"):].strip()
@@ -21,13 +32,3 @@ class Parser(argparse.ArgumentParser):
 def benchmarks() -> tuple[str, ...]:
     """The benchmark names a verb accepts, in the registry's order."""
     return registry.names()
-
-
-def owners(table: str, dest: str) -> tuple[str, ...]:
-    """The benchmarks whose runners hook `table` (e.g. SCORE_FLAGS) lists the argument `dest`."""
-    return tuple(b for b in benchmarks() if dest in hook(b, table, ()))
-
-
-def for_whom(table: str, dest: str) -> str:
-    """`owners` as the start of a help text: "a", or "a, b"."""
-    return ", ".join(owners(table, dest))

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from annotation import registry
 from runners.checks import USAGE, CliError, usage
-from runners.cli.common import benchmarks, owners
+from runners.benchmarks import owners
+from runners.cli.common import benchmarks
 
 
 def main(argv: list[str], p) -> int:

@@ -6,7 +6,7 @@ import math
 import os
 
 from runners import checks
-from runners.checks import usage
+from runners.checks import CliError, usage
 from runners.score_checks import Checked, DataView, Plan, dataset, items, prediction_file, usable_judge, verdict_store
 
 
@@ -31,20 +31,21 @@ def aliases(a) -> None:
 
 def plan(a, chk: Checked) -> Plan:
     from annotation.interactionbench.loader import scan
-    from runners.interactionbench.score_checks import ib_predictions, mcq_key
+    from runners.interactionbench.score_checks import ib_predictions, mcq_key, reference_reads
     from scoring.interactionbench import scorer as ib
     prediction_file(a)
-    checks.positive_float(a.delta, "--delta")
-    checks.positive_float(a.gate_thresh, "--gate-thresh", allow_zero=True)
     pre_tol = _tol(a.pre_tol) if a.pre_tol is not None else None
+    _settings(a, pre_tol, chk)
     if a.judge_cache_dir is not None:
         checks.input_dir(a.judge_cache_dir, "--judge-cache-dir")
     rows, problems, item_file = scan(a.data)  # one read: the rows to score and every annotation problem
-    dataset(DataView(a.benchmark, a.data, problems, item_file), a.skip_invalid, a.as_reference, chk)
+    dataset(DataView(a.benchmark, a.data, problems, item_file), a.skip_invalid,
+            a.as_reference and reference_reads(rows), chk)
     if chk.left_out:
         rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
     ids = item_file.keys() - chk.left_out  # the item ids of the rows kept
-    split = items(a.items, ids, a.skip_unknown, a.as_reference, chk) if a.items else None
+    split = items(a.items, ids, a.skip_unknown, a.as_reference, chk, allow_empty=a.as_reference) if a.items \
+        else None
     preds = ib_predictions(a.preds, rows, ids, a.skip_invalid, a.skip_unknown, a.as_reference, chk)
     if chk.left_out:
         rows = [r for r in rows if ib.ib_rules.item_id(r) not in chk.left_out]
@@ -62,12 +63,29 @@ def plan(a, chk: Checked) -> Plan:
 
 
 def _tol(v: str) -> float:
-    if str(v).strip().lower() in ("inf", "infinity"):
-        return float("inf")
     try:
-        t = float(v)
+        t = float(v)  # (float() reads inf, infinity and -inf in any case)
     except ValueError:
         raise usage(f"expected seconds or 'inf', found {v!r}", "--pre-tol") from None
-    if math.isnan(t) or t < 0:
-        raise usage(f"expected seconds >= 0 or 'inf', found {v!r}", "--pre-tol")
+    if math.isnan(t):
+        raise usage(f"expected seconds or 'inf', found {v!r}", "--pre-tol")
     return t
+
+
+# (flag, value the reference computes with without crashing, but outside the range the paper uses)
+_ODD = (("--delta", lambda v: not (0 < v < math.inf)), ("--pre-tol", lambda v: v < 0),
+        ("--gate-thresh", lambda v: not (0 <= v <= 1)))
+
+
+def _settings(a, pre_tol, chk: Checked) -> None:
+    """--delta, --pre-tol, --gate-thresh: NaN refused (usage); any other number is what the reference computes
+    with, those outside the paper's range (delta 0 or inf, a negative tolerance, a threshold outside [0, 1]) with
+    a warning. (A delta of 0 stops the reference at the first matched response; that item is then an error.)"""
+    for (flag, odd), v in zip(_ODD, (a.delta, pre_tol, a.gate_thresh)):
+        if v is None:
+            continue
+        if math.isnan(v):
+            raise usage(f"expected a number, found {v}", flag)
+        if odd(v):
+            chk.warn("setting outside the paper's range", CliError(f"{v:g} is outside the paper's range; scored as "
+                                                                   "the reference scores it", file=flag))

@@ -10,7 +10,7 @@ def plan(a, chk: Checked) -> Plan:
     from annotation.interactscope.writer import check_predictions
     prediction_file(a)
     ds = load(a.benchmark, a.data, probe_media=False)
-    dataset(ds, a.skip_invalid, a.as_reference, chk)
+    dataset(ds, a.skip_invalid, False, chk)  # (our own scorer: its dataset errors stay errors)
     preds = jsonl_predictions(a, ds, check_predictions, chk)
     for iid in list(preds):
         if iid in chk.left_out:

@@ -24,8 +24,9 @@ def plan(a, chk: Checked) -> Plan:
     from annotation import jsonio
     from annotation.loaders import load
     if a.skip_invalid:
-        raise usage("is not available for omniinteract (its scorer lists unusable samples itself); fix the "
-                    "dataset, or pass --as-reference to score it as the reference does", "--skip-invalid")
+        raise usage("is not available for omniinteract (its scorer lists unusable samples itself); by default "
+                    "the dataset is scored as the reference reads it, with warnings (--strict refuses them)",
+                    "--skip-invalid")
     if not a.outputs:
         raise usage("score omniinteract needs the model's outputs folder (holding batch_summary.json)", "--outputs")
     checks.input_dir(a.outputs, "--outputs")
@@ -43,7 +44,7 @@ def plan(a, chk: Checked) -> Plan:
     if a.judge and a.dry_run:
         raise usage("choose one: --judge scores with a judge, --dry-run without", "--judge/--dry-run")
     ds = load(a.benchmark, a.data, probe_media=False)
-    dataset(ds, False, a.as_reference, chk, hint="--as-reference to score it as the reference reads it")
+    dataset(ds, False, True, chk)  # what the reference reads is a warning (--strict refuses it)
     from scoring.omniinteract import OIConfig
     try:
         config = OIConfig.from_cli_args(shlex.split(a.reference_args)) if a.reference_args else OIConfig()

@@ -37,10 +37,10 @@ class _Columns:
             keys = map(operator.itemgetter(*(f for _, f in GROUPINGS)), records)
             for i, k in enumerate(keys):
                 raw.setdefault(k, []).append(i)
-        except KeyError:  # records without some grouping field: None, as r.get gives
-            raw = {}
+        except (KeyError, TypeError):  # a record without some grouping field (None, as r.get gives) or with a
+            raw = {}                     # list-valued one (interaction_type ["QA"]): keyed by str() at once
             for i, r in enumerate(records):
-                raw.setdefault(tuple(r.get(f) for _, f in GROUPINGS), []).append(i)
+                raw.setdefault(tuple(str(r.get(f)) for _, f in GROUPINGS), []).append(i)
         cells: dict[tuple, list[int]] = {}
         for k, idx in raw.items():  # distinct raw keys may share their str() keys
             cells.setdefault(tuple(map(str, k)), []).extend(idx)

@@ -16,28 +16,32 @@ LETTER_WINDOW = 40
 
 @dataclass(frozen=True)
 class MCQKey:
-    """One key row: the options as shown (answer inserted at correct_index) and the correct index."""
+    """One key row: the options as shown (the answer inserted at correct_index by list.insert, as the reference
+    inserts it) and the correct index as written (negative allowed: -1 inserts before the last distractor and
+    the reference then takes the last letter as the correct one)."""
     item_id: str
     options: tuple[str, ...]
     correct_index: int
 
     @property
-    def correct_letter(self) -> str:
-        """A-F; an option beyond F has no letter (it can still be picked by its text)."""
-        return LETTERS[self.correct_index] if self.correct_index < len(LETTERS) else ""
+    def letter_index(self) -> Optional[int]:
+        """The index of the correct letter among A.. (the reference's `letters[correct_index]`), None when that
+        lookup fails (the reference stops when a reply then picks a letter)."""
+        n = min(len(self.options), len(LETTERS))
+        return self.correct_index % n if n and -n <= self.correct_index < n else None
 
 
 def key_from_row(row: dict, where: str = "mcq key") -> MCQKey:
     """Build an MCQKey from a `{item_id, correct_index, answer_text, distractors[]}` row."""
     try:
         iid = str(row["item_id"])
-        idx = int(row["correct_index"])
+        idx = row["correct_index"]
+        if not isinstance(idx, int) or isinstance(idx, bool):
+            raise TypeError(f"correct_index must be an integer, got {idx!r}")
         options = [str(d) for d in row.get("distractors") or []]
         options.insert(idx, str(row["answer_text"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{where}: row {row!r} needs item_id, correct_index, answer_text, distractors ({exc})") from None
-    if not 0 <= idx < len(options):
-        raise ValueError(f"{where}: item {iid}: correct_index {idx} is outside its {len(options)} options")
     return MCQKey(iid, tuple(options), idx)
 
 
@@ -82,27 +86,41 @@ def letter_pattern(n_options: int, fixed: bool = False) -> re.Pattern:
     return _pattern(n_options, fixed)
 
 
-def match_option(key: MCQKey, pred: Optional[str], fixed: bool = False) -> Optional[int]:
-    """The option index the prediction picks, or None when it picks none."""
+def _pick(key: MCQKey, pred: Optional[str], fixed: bool) -> tuple[Optional[int], bool]:
+    """(the option index the prediction picks or None, whether it picked it by its letter)."""
     s = (pred or "").strip()
     if not s:
-        return None
+        return None, False
     m = _pattern(min(len(key.options), len(LETTERS)), fixed).search(s[:LETTER_WINDOW])
     if m:
-        return LETTERS.index(m.group(1).upper())
+        return LETTERS.index(m.group(1).upper()), True
     p = tokens(s)
     f1s = [f1_tokens(tokens(o), p) for o in key.options]
     best = max(range(len(f1s)), key=f1s.__getitem__)
     if f1s[best] >= 0.5 and all(f1s[best] > f for i, f in enumerate(f1s) if i != best):
-        return best
+        return best, False
     np_ = normalize(s)
     hits = [i for i, o in enumerate(key.options) if (no := normalize(o)) and no in np_]
-    return hits[0] if len(hits) == 1 else None
+    return (hits[0] if len(hits) == 1 else None), False
+
+
+def match_option(key: MCQKey, pred: Optional[str], fixed: bool = False) -> Optional[int]:
+    """The option index the prediction picks, or None when it picks none."""
+    return _pick(key, pred, fixed)[0]
 
 
 def score_option(key: MCQKey, pred: Optional[str], fixed: bool = False) -> float:
-    """1.0 when the prediction picks the correct option, else 0.0."""
-    return 1.0 if match_option(key, pred, fixed) == key.correct_index else 0.0
+    """1.0 when the prediction picks the correct option, else 0.0: a letter against the correct letter, an
+    option's text against correct_index as written (so with -1 only the last letter scores, as in the
+    reference); a letter when the correct letter does not exist stops, as the reference does."""
+    i, by_letter = _pick(key, pred, fixed)
+    if not by_letter:
+        return 1.0 if i is not None and i == key.correct_index else 0.0
+    if key.letter_index is None:
+        raise ValueError(f"mcq key: item {key.item_id}: correct_index {key.correct_index} names no letter of its "
+                         f"{len(key.options)} options and the reply picks a letter (the reference scorer stops "
+                         "here too)")
+    return 1.0 if i == key.letter_index else 0.0
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,11 @@ def _int_mean(xs: Sequence[int]) -> float | int:
 
 
 def _ratio_mean(xs: Sequence[float | int], n: int) -> float:
-    """The correctly rounded exact mean via integer ratios (float denominators are powers of two)."""
+    """The correctly rounded exact mean via integer ratios (float denominators are powers of two); with an
+    infinity or NaN among xs, what statistics.mean gives (inf, -inf or nan, as the reference writes it)."""
+    if not all(map(math.isfinite, xs)):
+        import statistics
+        return statistics.mean(xs)
     total, den = 0, 1
     for x in xs:
         a, b = x.as_integer_ratio()
@@ -46,7 +50,7 @@ def exact_mean(xs: Sequence[float | int]) -> float | int:
     if n & (n - 1) == 0:
         # n is a power of two: fsum is the correctly rounded sum and dividing by n is exact
         # (barring subnormals, excluded below), so there is one rounding, as in statistics.mean.
-        m = (xs[0] + xs[1]) / 2 if n == 2 else math.fsum(xs) / n
+        m = (xs[0] + xs[1]) / 2 if n == 2 else sum(xs) / n if not all(map(math.isfinite, xs)) else math.fsum(xs) / n
         if m == 0.0 or 1e-290 < abs(m) < 1e300:
             return m + 0.0
     return _ratio_mean(xs, n)
@@ -75,7 +79,10 @@ def exact_mean_big(xs: Sequence[float | int], all_int: Optional[bool] = None) ->
         return _int_mean(xs)
     if n < 8:
         return exact_mean(xs)
-    s = math.fsum(xs)
+    try:
+        s = math.fsum(xs)
+    except ValueError:  # inf and -inf among xs
+        return _ratio_mean(xs, n)
     if not math.isfinite(s):
         return _ratio_mean(xs, n)
     ext = list(xs)

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Optional, Sequence
 from annotation.interactionbench import rules as ib_rules
 from scoring.interactionbench.aggregate import aggregate, format_table, headline, summarize  # noqa: F401 (re-exported)
 from scoring.interactionbench.content import ContentCounter, ItemContent, as_judge_fn, item_content
-from scoring.interactionbench.timing import Emission, decision_timing, merge_events
+from scoring.interactionbench.timing import Emission, Unscorable, decision_timing, merge_events, seconds
 from scoring.interactionbench.lexical import extract_number
 from scoring.interactionbench.refmath import exact_mean, hmean, total_of
 
@@ -46,10 +46,10 @@ class IBConfig(_IBOptions):
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "IBConfig":
         self = super().__new__(cls, *args, **kwargs)
-        if not (isinstance(self.delta, (int, float)) and self.delta > 0 and math.isfinite(self.delta)):
-            raise ValueError(f"IBConfig.delta must be a positive number of seconds, got {self.delta!r}")
-        if not (isinstance(self.pre_tol, (int, float)) and self.pre_tol >= 0):
-            raise ValueError(f"IBConfig.pre_tol must be >= 0 seconds or float('inf'), got {self.pre_tol!r}")
+        for name in ("delta", "pre_tol", "gate_thresh"):  # any number the reference computes with (0, inf, -0.5)
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and not isinstance(v, bool)) or math.isnan(v):
+                raise ValueError(f"IBConfig.{name} must be a number of seconds (inf allowed), got {v!r}")
         if self.items is not None and not isinstance(self.items, tuple):
             self = self._replace(items=tuple(self.items))
         return self
@@ -111,7 +111,7 @@ def filtered_emissions(line: Optional[dict], iid: str) -> list[Emission]:
         if not c.strip():
             continue
         try:
-            t = float(e["t"])
+            t = seconds(e["t"])
         except (KeyError, TypeError, ValueError):
             raise ValueError(f"predictions for {iid}: emissions[{k}] needs a numeric stream time 't' "
                              f"(seconds), got {e.get('t')!r}") from None
@@ -357,7 +357,13 @@ def score(rows: list[dict], preds: list[dict], config: IBConfig = IBConfig(), ju
         duration, domain = video_fields(r)  # each row's own: one video_id may span two files
         line = lines.get(iid)
         timing: Optional[list] = [] if verdicts else None
-        rec = score_row(r, iid, line, duration, domain, cfg, content, fam, timed, timing)
+        try:
+            rec = score_row(r, iid, line, duration, domain, cfg, content, fam, timed, timing)
+        except ZeroDivisionError:  # the reference divides by delta too, and stops
+            raise ValueError(f"item {iid}: delta {cfg.delta:g} divides a matched response's delay by zero (the "
+                             "reference scorer stops here too); pass a delta other than 0") from None
+        except Unscorable as exc:
+            raise ValueError(f"item {iid}: {exc}") from None
         if timing is not None:
             fates[iid] = emission_verdicts(rec, timing, cfg.delta)
         if key is not None:

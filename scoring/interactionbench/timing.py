@@ -13,6 +13,16 @@ Emission = tuple[float, str]
 Gate = Callable[[int, str], bool]
 
 
+def seconds(v) -> float | int:
+    """A time as the reference computes with it: an int or float as written (so a delay between whole seconds
+    stays an int, as the reference writes `delay_mean_s` 7, not 7.0), anything else through float()."""
+    return v if type(v) is int or type(v) is float else float(v)
+
+
+class Unscorable(ValueError):
+    """Input the reference scorer stops on (it raises there too): scoring refuses it with the reason."""
+
+
 class Event:
     """One standard response time r* and its (merged) reference text."""
     __slots__ = ("time", "ref")
@@ -27,10 +37,10 @@ def merge_events(timed_answers: Sequence[dict]) -> list[Event]:
         a = timed_answers[0]
         ref = a.get("content") or ""
         if isinstance(ref, str):
-            return [Event(float(a["time_s"]), ref)]
+            return [Event(seconds(a["time_s"]), ref)]
     groups: dict[float, list[str]] = {}
     for a in timed_answers:
-        groups.setdefault(float(a["time_s"]), []).append(a.get("content") or "")
+        groups.setdefault(seconds(a["time_s"]), []).append(a.get("content") or "")
     return [Event(t, "; ".join(c for c in groups[t] if c)) for t in sorted(groups)]
 
 
@@ -113,6 +123,8 @@ def decision_timing(times: Sequence[float], ems: Sequence[Emission], pre_tol: fl
     first = times[0]
     if math.isinf(pre_tol) and pre_tol > 0:
         for i, (t, _) in enumerate(ems):
+            if t != t:
+                raise Unscorable(f"an emission at {t} s has no event window (the reference scorer stops here too)")
             if t < first:
                 k, d = 0, 0.0
             else:
@@ -129,6 +141,9 @@ def decision_timing(times: Sequence[float], ems: Sequence[Emission], pre_tol: fl
         return out
     for i, (t, text) in enumerate(ems):
         a = t + pre_tol
+        if a != a:  # NaN (inf - inf): no window holds it, and the reference stops
+            raise Unscorable(f"an emission at {t} s with tolerance {pre_tol} s has no event window (the reference "
+                             "scorer stops here too)")
         if a < first:
             out.v_premature += 1
             out.fates.append(("premature", None))

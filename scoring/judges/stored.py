@@ -8,7 +8,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from .base import JudgeUnavailable
 
@@ -34,8 +34,10 @@ def trivial(gt: str, pred: str) -> Optional[float]:
     return None
 
 
-def read_verdicts(paths: list[str], into: Optional[dict] = None) -> dict[str, float]:
-    """Load `{"k", "s"}` rows of the given files in order; later rows override earlier ones."""
+def read_verdicts(paths: list[str], into: Optional[dict] = None) -> dict[str, Any]:
+    """Load `{"k", "s"}` rows of the given files in order; later rows override earlier ones. Each `s` is kept as
+    written (the reference reads it only when its pair is asked for: a null or text verdict stops it there,
+    `verdict_number`)."""
     out = {} if into is None else into
     for path in paths:
         with open(path, encoding="utf-8") as fh:
@@ -44,10 +46,20 @@ def read_verdicts(paths: list[str], into: Optional[dict] = None) -> dict[str, fl
                     continue
                 try:
                     row = json.loads(line)
-                    out[str(row["k"])] = float(row["s"])
+                    out[str(row["k"])] = row["s"]
                 except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
                     raise ValueError(f"{path}:{n}: expected a verdict row {{\"k\": key, \"s\": score}} ({exc})") from None
     return out
+
+
+def verdict_number(v: Any, judge: str, key: str) -> float:
+    """A stored verdict as the reference's content score reads it, float(s) (true is 1.0, "1" is 1.0); one float()
+    cannot read (null, a list) stops the reference, and is refused here."""
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"judge {judge}: the stored verdict for key {key} is {json.dumps(v)}, not a number (the "
+                         "reference scorer stops on it too)") from None
 
 
 def _expand(pattern: str) -> list[str]:
@@ -86,7 +98,9 @@ class CachedVerdictJudge:
         t = trivial(g, p)
         if t is not None:
             return t
-        return self.verdicts.get(verdict_key(question, g, p))
+        key = verdict_key(question, g, p)
+        v = self.verdicts.get(key)
+        return None if v is None and key not in self.verdicts else verdict_number(v, self.name, key)
 
     def __call__(self, question: Optional[str], gt: Optional[str], pred: Optional[str]) -> float:
         self.n_calls += 1
@@ -149,12 +163,16 @@ class EnsembleJudge:
             return 0.0
         if len(votes) < len(self.members):
             self.n_missing += 1
-        s2, n = 2 * sum(votes), len(votes)
+        try:  # the reference sums the stored values as written (true counts 1; text or null stops it)
+            s2, n = sum(votes) * 2, len(votes)
+        except TypeError:
+            raise ValueError(f"judge {self.name}: the stored verdicts for key {key} are {json.dumps(votes)}, not "
+                             "numbers the vote can add (the reference scorer stops on them too)") from None
         if s2 > n:
             return 1.0
         if s2 < n:
             return 0.0
-        return float(votes[0])
+        return verdict_number(votes[0], self.name, key)
 
 
 def build_stored_judge(spec: str, cache_dir: Optional[str | Path] = None, prompt: str = DEFAULT_PROMPT,

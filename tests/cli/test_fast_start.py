@@ -117,7 +117,7 @@ def test_score_pauses_the_cycle_collector_only_for_itself_and_only_without_a_mod
     score keeps it running (its clients may hold reference cycles)."""
     import gc
 
-    from runners.cli import score as score_verb
+    from runners import score_command as score_verb
     seen = []
     real = score_verb._score
     monkeypatch.setattr(score_verb, "_score", lambda a: (seen.append((a.judge, gc.isenabled())), real(a))[1])

@@ -124,7 +124,7 @@ def test_fuzz_score_damaged_prediction_file(which, mutation):
         damaged_preds(preds, which, mutation)
         before = tree(d)
         code, _, err = run_main(["score", "interactionbench", "--data", IB_DEMO, "--preds", preds,
-                                 "--out", d / "report.json"])
+                                 "--out", d / "report.json", "--strict"])  # (issue 22: tolerated ones warn)
         assert_refused(code, err, preds)
         assert tree(d) == before
 
@@ -205,7 +205,7 @@ def test_fuzz_damaged_dataset_is_reported_by_validate_and_refused_by_score(damag
         preds.write_text(json.dumps({"video_id": "v1", "item_index": 0, "emissions": []}) + "\n")
         before = tree(d)
         code, _, err = run_main(["score", "interactionbench", "--data", data, "--preds", preds,
-                                 "--out", d / "report.json"])
+                                 "--out", d / "report.json", "--strict"])  # (issue 22: tolerated ones warn)
         assert_refused(code, err)
         assert f.name in err or str(data) in err or str(preds) in err
         assert tree(d) == before
@@ -223,7 +223,8 @@ def _base_commands(d: Path):
     return {
         "validate": ["validate", "interactionbench", IB_DEMO, "--no-media"],
         "list": ["list", "interactionbench", "--data", IB_DEMO],
-        "score": ["score", "interactionbench", "--data", IB_DEMO, "--preds", preds, "--out", d / "o.json"],
+        "score": ["score", "interactionbench", "--data", IB_DEMO, "--preds", preds, "--out", d / "o.json",
+                  "--strict"],  # (issue 22: settings the reference computes with, e.g. --delta 0, warn)
         "run": ["run", "--benchmark", "interactionbench", "--model", "baseline:silent", "--db", db, "--limit", "1",
                 "--out", d / "runout"],
         "export": ["export", "responses", "--db", db, "--out", d / "rows.jsonl"],

@@ -50,7 +50,9 @@ def test_row_score_nan_emission_time(tmp_path, cli, h, ib_demo):
 
 def test_row_score_negative_emission_time(tmp_path, cli, h, ib_demo):
     preds = h.write_ib_preds(tmp_path / "p.jsonl", emissions=[{"t": -5, "content": "four"}])
-    r = cli("score", "interactionbench", "--data", ib_demo, "--preds", preds, "--out", tmp_path / "o.json")
+    # issue 22: the reference scores it (a warning); --strict refuses it
+    r = cli("score", "interactionbench", "--data", ib_demo, "--preds", preds, "--out", tmp_path / "o.json",
+            "--strict")
     r.refused(1, f"{preds}:1 ", "emissions[0].t", "inside the stream [0, 32] s", "found -5")
     assert not (tmp_path / "o.json").exists()
 
@@ -96,8 +98,8 @@ def test_row_score_unknown_id_in_items(tmp_path, cli, ib_demo, ib_preds):
     split = tmp_path / "split.txt"
     split.write_text("ball_counter#0\nno_such_video#3\n")
     r = cli("score", "interactionbench", "--data", ib_demo, "--preds", ib_preds, "--items", split,
-            "--out", tmp_path / "o.json")
-    r.refused(1, str(split), "--items", "no_such_video#3", "--skip-unknown")
+            "--out", tmp_path / "o.json", "--strict")  # issue 22: by default ignored as the reference does
+    r.refused(1, str(split), "--items", "no_such_video#3", "--strict")
     assert not (tmp_path / "o.json").exists()
     assert cli("score", "interactionbench", "--data", ib_demo, "--preds", ib_preds, "--items", split,
                "--skip-unknown", "--out", tmp_path / "o.json").code == 0
@@ -107,16 +109,16 @@ def test_row_score_unknown_id_in_items(tmp_path, cli, ib_demo, ib_preds):
 def test_row_score_empty_predictions_file(tmp_path, cli, ib_demo):
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    cli("score", "interactionbench", "--data", ib_demo, "--preds", empty, "--out", tmp_path / "o.json").refused(
-        1, str(empty), "empty file")
+    cli("score", "interactionbench", "--data", ib_demo, "--preds", empty, "--out", tmp_path / "o.json",
+        "--strict").refused(1, str(empty), "empty file")  # issue 22: by default all silent, as the reference
     assert not (tmp_path / "o.json").exists()
 
 
 def test_predictions_for_an_item_not_in_the_data(tmp_path, cli, h, ib_demo):
     preds = h.write_ib_preds(tmp_path / "p.jsonl", extra_lines=[json.dumps(
         {"video_id": "ghost", "item_index": 0, "emissions": []})])
-    cli("score", "interactionbench", "--data", ib_demo, "--preds", preds).refused(1, f"{preds}:16", "ghost#0",
-                                                                                    "--skip-unknown")
+    cli("score", "interactionbench", "--data", ib_demo, "--preds", preds, "--strict").refused(
+        1, f"{preds}:16", "ghost#0", "--strict")  # issue 22: by default ignored as the reference does
     assert cli("score", "interactionbench", "--data", ib_demo, "--preds", preds, "--skip-unknown").code == 0
 
 
@@ -159,8 +161,8 @@ def test_row_score_non_utf8_predictions_names_file_and_encoding(tmp_path, cli, i
 def test_row_score_item_index_not_a_number_names_file_and_line(tmp_path, cli, h, ib_demo):
     preds = h.write_ib_preds(tmp_path / "p.jsonl", extra_lines=[json.dumps(
         {"video_id": "ball_counter", "item_index": "zero", "emissions": []})])
-    cli("score", "interactionbench", "--data", ib_demo, "--preds", preds).refused(1, f"{preds}:16 ", "item_index",
-                                                                                    '"zero"')
+    cli("score", "interactionbench", "--data", ib_demo, "--preds", preds, "--strict").refused(
+        1, f"{preds}:16 ", "item_index", '"zero"')  # issue 22: by default the reference's key (matches no item)
 
 
 # ---------------------------------------------------------------- run
@@ -369,11 +371,14 @@ def test_proactivebench_response_second_past_the_stream_end(tmp_path, cli):
     preds = tmp_path / "preds.jsonl"
     preds.write_text('{"item_id": "pb-or-ball", "response_seconds": [999]}\n')
     data = demo_dir("proactivebench")
-    cli("score", "proactivebench", "--data", data, "--preds", preds, "--out", tmp_path / "o.json").refused(
-        1, str(preds), "pb-or-ball", "response_seconds", "found 999")
+    # issue 22: scored with a warning by default, refused by --strict (the demo's own SS-window warning first)
+    cli("score", "proactivebench", "--data", data, "--preds", preds, "--out", tmp_path / "o.json",
+        "--strict").refused(1, "--strict")
     assert not (tmp_path / "o.json").exists()
-    assert cli("score", "proactivebench", "--data", data, "--preds", preds, "--as-reference",
-               "--out", tmp_path / "o.json").code == 0
+    assert cli("score", "proactivebench", "--data", data, "--preds", preds, "--out", tmp_path / "o.json").code == 0
+    warned = json.loads((tmp_path / "o.json").read_text())["warnings"]
+    assert f"response second past the stream end: 1 time(s), first {preds} pb-or-ball response_seconds: expected " \
+           "seconds 1..32 (inside the 32 s stream), found 999" in warned
 
 
 def test_serving_refuses_a_bad_store_or_data_folder_in_one_line(tmp_path, h):

@@ -128,12 +128,11 @@ def test_prediction_lines_need_a_video_id_and_keep_the_last_duplicate():
 
 
 def test_config_bounds_and_from_dict():
-    with pytest.raises(ValueError, match="delta"):
-        IBConfig(delta=float("inf"))
+    """Issue 22: delta inf and pre_tol -0.5 are settings the reference computes with, so they are accepted."""
+    assert IBConfig(delta=float("inf")).delta == float("inf")
     with pytest.raises(ValueError, match="delta"):
         IBConfig(delta="5")
-    with pytest.raises(ValueError, match="pre_tol"):
-        IBConfig(pre_tol=-0.5)
+    assert IBConfig(pre_tol=-0.5).pre_tol == -0.5
     assert IBConfig(pre_tol=0).pre_tol == 0
     cfg = IBConfig.from_dict({"delta": "4", "pre_tol": 0, "gate_thresh": "0.5", "use_gate": 1, "skip_missing": 0,
                               "fixed": "yes", "items": ["a#0", 3]})

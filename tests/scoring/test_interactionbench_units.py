@@ -318,10 +318,14 @@ def test_merge_events_and_format_table():
 
 
 def test_config_validation():
+    """Issue 22: every number the reference computes with is accepted (delta 0 or inf, a negative tolerance or
+    threshold); NaN and non-numbers are refused."""
     with pytest.raises(ValueError, match="delta"):
-        IBConfig(delta=0)
+        IBConfig(delta=float("nan"))
     with pytest.raises(ValueError, match="pre_tol"):
-        IBConfig(pre_tol=-1)
+        IBConfig(pre_tol="1")
+    assert IBConfig(delta=0).delta == 0 and IBConfig(delta=float("inf")).delta == float("inf")
+    assert IBConfig(pre_tol=-0.5).pre_tol == -0.5 and IBConfig(gate_thresh=-1.0).gate_thresh == -1.0
     assert IBConfig(items=["a#0"]).items == ("a#0",)
 
 
