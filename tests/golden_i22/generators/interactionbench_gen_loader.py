@@ -1,7 +1,7 @@
 """Seeded annotation layouts (annotation_files) for the transcribed InteractionBench reference: two files with one
 video_id, files outside <domain>/<video_id>.json, results/ beside annotations/, category as domain, missing
 video_id/domain/duration, duration as text, odd item fields; predictions drawn on the items."""
-import copy, json, random, sys
+import json, random, sys
 sys.path[:0] = ["/tmp/ref-ib"]
 from oracle import expected
 rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 7)
@@ -59,7 +59,7 @@ def layout():
         else:
             files[f"annotations/{dom}/{v}.json"] = video(v)
     if kind == "dup":
-        files[f"annotations/d9/other.json"] = video(vids[0])
+        files["annotations/d9/other.json"] = video(vids[0])
     if kind == "both":
         files[f"results/d1/{vids[0]}/annotation.json"] = video(vids[0])
     return files

@@ -1,8 +1,8 @@
 """Seeded edge distributions over the golden OmniInteract cases: chunk times snapped to slot edges (annotation
 mm:ss seconds), integer and many-decimal times, hostile judge replies, non-default flags, overlapping chunks.
 The reference oracle scores each; written as golden-format cases."""
-import copy, json, random, re, subprocess, sys
-SRC = "/work/wt-i22s/../shared/golden/omniinteract/"
+import copy, json, random, re, subprocess
+SRC = str(__import__("pathlib").Path(__file__).resolve().parents[3].parent / "shared/golden/omniinteract") + "/"
 rng = random.Random(2222)
 cases = []
 for f in ("cases", "fuzz_cases"):
