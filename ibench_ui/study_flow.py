@@ -30,13 +30,13 @@ def instructions(st: dict, n_items: int) -> str:
                              ("a short **reaction test**", st.get("calibrate"))) if on]
     start = ("Each video starts with a 3-2-1 countdown after you press **Start**." if st.get("countdown")
              else "Each video starts when you press **Start**.")
-    lines = [f"- Press **Respond** (or the **{key}** key) at the moment you would answer or act.",
-             f"- Where an answer is asked for, type it in the box and press **Enter**; {key} still responds "
-             "after that.", f"- {start}"]
-    if first:
-        lines.append(f"- First comes {', then '.join(first)}.")
+    lines = [f"- First comes {', then '.join(first)}."] if first else []
+    lines += [f"- {start}", f"- Press **Respond** (or the **{key}** key) at the moment you would answer or act.",
+              f"- Where an answer is asked for, type it in the box and press **Enter**; {key} still responds "
+              "after that."]
+    each = "It asks" if n_items == 1 else "Each one asks"
     return ("## Instructions\n\n"
-            f"You will watch {counted(n_items, 'short video')}. Each one asks you something, in writing on the "
+            f"You will watch {counted(n_items, 'short video')}. {each} you something, in writing on the "
             "video or spoken in it.\n\n" + "\n".join(lines) + "\n\n"
             "Your responses are recorded with the time in the video at which you gave them, and nothing else "
             "about you.\nPress **I agree, continue** to take part. You can stop at any time by closing this page.")
