@@ -17,19 +17,11 @@ from session_helpers import VIDEO, rows, wait_media
 from annotation.store import Store
 from app import main
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.viewport(1280, 720)]
 W, H = 1280, 720
 ITEM = "ball_counter#0"   # B_trigger: one event, the ball appears at 8.0 s (delta 5 s)
 PID = "5f8e0c2a9b1d4e7f6a3c2b10"
 BACK = "https://app.prolific.com/submissions/complete?cc=JOURNEY-1"
-
-
-@pytest.fixture
-def person(browser):
-    ctx = browser.new_context(viewport={"width": W, "height": H})
-    page = ctx.new_page()
-    yield ctx, page
-    ctx.close()
 
 
 def study_link(db, tmp_path, *extra) -> str:
@@ -68,8 +60,7 @@ def no_voice_and_no_error(page) -> None:
     assert page.locator("#session-player .ib-bad:visible").count() == 0
 
 
-def test_participant_journey(app_server, person, tmp_path):
-    ctx, page = person
+def test_participant_journey(app_server, page, tmp_path):
     link = study_link(app_server.db, tmp_path, "--show-results", "--no-calibration", "--completion-code", "JOURNEY-1",
                       "--completion-url", BACK, "--base-url", app_server.url)
     page.goto(f"{link}&PROLIFIC_PID={PID}")
@@ -133,8 +124,7 @@ def test_participant_journey(app_server, person, tmp_path):
     assert sess.settings["platform_id"] == PID
 
 
-def test_a_dropped_connection_and_a_reload_mid_item_log_each_response_once(app_server, person, tmp_path):
-    ctx, page = person
+def test_a_dropped_connection_and_a_reload_mid_item_log_each_response_once(app_server, page, tmp_path):
     link = study_link(app_server.db, tmp_path, "--no-calibration", "--no-countdown", "--base-url", app_server.url)
     page.goto(link)
     page.wait_for_selector("#study-consent:not([hidden])", timeout=60000)

@@ -9,17 +9,11 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # session_helpers beside this file (importlib mode)
-from session_helpers import VIDEO, open_ready, rows, start, study_url
+from session_helpers import STATES_JS, VIDEO, open_ready, rows, start, state_gaps, study_url
 from tests.browser.conftest import AppServer
 
 pytestmark = pytest.mark.browser
 ITEM = "moving_square#0"
-STATES_JS = """
-window.__states = [];
-new MutationObserver((ms) => { for (const m of ms) if (m.target.id === 'model-state')
-  window.__states.push({ state: m.target.dataset.state, since: Number(m.target.dataset.since) }); })
-  .observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
-"""
 
 
 @pytest.fixture
@@ -60,8 +54,7 @@ def test_scripted_model_caption_on_the_video(app_server, small):
     # the badge changes only when a state lasts: every shown state stayed at least 1.2 s (the page's HOLD_MS)
     # before the next replaced it, whatever the model's call rhythm (a call every 0.5 s of a few ms each)
     page.wait_for_function("() => window.__states.filter(s => s.state === 'spoke').length >= 2", timeout=30000)
-    shown = page.evaluate("() => window.__states")
-    gaps = [b["since"] - a["since"] for a, b in zip(shown, shown[1:]) if b["state"] not in ("", "error")]
+    shown, gaps = state_gaps(page)
     assert gaps and min(gaps) >= 1200, shown
     # lanes readable from the back of the room, with a playhead that follows the video
     lane = box(page, f'#session-timeline .ib-tl-lane[data-lane="model:{spec}"]')
