@@ -23,15 +23,19 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "practice_item": None,   # an item id played first and never scored, or None
     "consent": "",           # markdown shown before the first item
     "completion_code": "",   # shown when the session is done (e.g. for a crowd-work platform)
+    "completion_url": "",    # the end screen's link back to the crowd platform (http/https), beside the code
+    "participant_param": "PROLIFIC_PID",  # the study link's URL parameter carrying the platform's participant id
     "pause_allowed": False,
     "respond_key": "Space",
 }
 _TYPES: dict[str, tuple] = {"show_results": (bool,), "practice_item": (str, type(None)), "consent": (str,),
-                            "completion_code": (str,), "pause_allowed": (bool,), "respond_key": (str,)}
+                            "completion_code": (str,), "completion_url": (str,), "participant_param": (str,),
+                            "pause_allowed": (bool,), "respond_key": (str,)}
 # a study is watched by people, never by a model chosen here: live models are an admin action in the studio
 _FORBIDDEN = ("model", "responders", "protocol")
 MAX_PARTICIPANTS = 10000
 MAX_TEXT = 20000
+MAX_URL = 2000
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,12 @@ def check_settings(settings: Optional[dict], item_pool: Optional[set[str]] = Non
     if not re.fullmatch(r"[A-Za-z0-9]{1,20}", out["respond_key"]):
         raise ValueError(f"study setting 'respond_key' must be a KeyboardEvent.code such as Space, "
                          f"got {out['respond_key']!r}")
+    url = out["completion_url"]
+    if url and (not re.fullmatch(r"https?://[^\s<>\"']{1,2000}", url) or len(url) > MAX_URL):
+        raise ValueError(f"study setting 'completion_url' must be an http:// or https:// URL, got {url[:80]!r}")
+    if out["participant_param"] and not re.fullmatch(r"[A-Za-z0-9_]{1,40}", out["participant_param"]):
+        raise ValueError("study setting 'participant_param' must be a URL parameter name (letters, digits, _), "
+                         f"got {out['participant_param'][:80]!r}")
     if out["practice_item"] is not None and item_pool is not None and out["practice_item"] not in item_pool:
         raise ValueError(f"study setting 'practice_item': unknown item {out['practice_item']!r}")
     try:

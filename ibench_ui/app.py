@@ -60,7 +60,7 @@ def build_app(ctx: AppContext, routes: dict | None = None) -> gr.Blocks:
 
 def _initial_tab(request: gr.Request):
     q = request.query_params if request is not None else {}
-    if any(k in q for k in ("session", "participant")):
+    if any(k in q for k in ("session", "participant")) or q.get("view") == "present":
         return gr.Tabs(selected="session")
     return gr.skip()
 

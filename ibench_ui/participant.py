@@ -43,7 +43,8 @@ class ParticipantService:
         if scoped is None:
             return {"ok": False, "error": BAD_LINK}
         if name == "open_session":
-            return self.svc.open_session({"session_id": scoped["session_id"]})
+            # the link's query (a crowd platform appends its participant id to it, e.g. PROLIFIC_PID)
+            return self.svc.open_session({"session_id": scoped["session_id"], "query": scoped.get("query")})
         if name == "item_sets":
             return {"ok": True, "sets": {}}
         if name in ("clock", "model_stop"):

@@ -34,6 +34,7 @@ from ibench_ui.render import esc, fmt_time, media_url, table_html
 from ibench_ui.static_route import script_tags
 from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, validate_protocol
 from ibench_ui import study_flow
+from ibench_ui.plain_words import THE_MODEL, YOU, counted
 from annotation.calibration import CalibrationError, summarize as summarize_calibration
 from annotation.studies import get_study
 from ibench_ui.timeline import HUMAN_LANE, is_model, lane_of, model_mark_html, row_html, timeline_html
@@ -50,10 +51,13 @@ MAX_CHUNKS = 10000
 DEFAULT_N = 5
 WHO = ("human", "model", "both")
 _RID = re.compile(r"^r_[0-9a-f]{12,32}$")
+PLATFORM_ID = re.compile(r"[\w.@+-]{1,64}")  # a crowd platform's participant id (Prolific's is 24 hex digits)
+MAX_QUERY = 4096  # characters of a study link's query string read for the platform id
 ASR_HELP = ("Voice responses are off: no speech model. Start the app with --asr-model PATH "
             "(a local faster-whisper/CTranslate2 Whisper folder) or set $IBENCH_WHISPER_MODEL.")
-# what a study participant reads instead of the operator's instruction above
-ASR_PARTICIPANT = "Voice answers are not available here: press Respond, or type your answer."
+# what a study participant's page gets instead of the operator's instruction above: voice is off, with no words
+# (the page shows no microphone control at all)
+ASR_OFF = {"status": "off", "message": "", "detail": ""}
 
 
 class SessionInputError(ValueError):
@@ -403,8 +407,8 @@ class SessionService:
         """The speech-model state as this page may see it: a study participant never gets operator advice."""
         st = self.asr.state()
         participant = self.links or (s is not None and study_flow.is_study(self._flow(s)))
-        if participant and st["status"] == "error":
-            return {"status": "error", "message": ASR_PARTICIPANT, "detail": ""}
+        if participant and st["status"] != "ready":
+            return dict(ASR_OFF, status="loading" if st["status"] == "loading" else "off")
         return st
 
     def _flow(self, s: Session) -> dict:
@@ -456,7 +460,7 @@ class SessionService:
 
     def _step_payload(self, s: Session, flow: dict, step: str) -> dict:
         if step == "consent":
-            return {"consent_html": study_flow.consent_html(flow.get("consent"))}
+            return {"consent_html": study_flow.consent_html(flow, len(s.item_ids))}
         if step == "practice":
             item = self._dataset(s.benchmark).get(flow["practice_item"])
             req = item.request
@@ -510,7 +514,7 @@ class SessionService:
             if req.get("session_id"):
                 s = self._session(req["session_id"])
                 self._dataset(s.benchmark)
-                return self._state(s, notice="resumed")
+                return self._state(self._record_platform_id(s, req.get("query")), notice="resumed")
             participant = str(req.get("participant") or "").strip()
             if not participant:
                 raise SessionInputError("Enter a participant id.")
@@ -524,6 +528,20 @@ class SessionService:
             return self._state(s, notice="created")
         except (SessionInputError, KeyError) as exc:
             return self._fail(exc)
+
+    def _record_platform_id(self, s: Session, query: Any) -> Session:
+        """A study link opened from a crowd platform carries the participant's platform id in a URL parameter
+        (the study's `participant_param`, e.g. PROLIFIC_PID): kept with the sitting the first time it comes."""
+        flow = self._flow(s)
+        name = flow.get("participant_param")
+        if not study_flow.is_study(flow) or not name or flow.get("platform_id") or not isinstance(query, str):
+            return s
+        from urllib.parse import parse_qs
+        got = parse_qs(query[:MAX_QUERY]).get(name) or [""]
+        pid = got[0].strip()
+        if not PLATFORM_ID.fullmatch(pid):
+            return s  # absent, or not an id (a platform's ids are short letters and digits): nothing recorded
+        return self._with_settings(s, platform_id=pid, platform_param=name)
 
     @_guarded
     def item_sets(self, req: dict) -> dict:
@@ -838,11 +856,12 @@ class SessionService:
         parts = []
         for label, elem_id, mine in self._groups(s, rows):
             res, err = self._score(item, mine)
-            head = f'<h4 class="ib-score-who">{esc(label)}: {len(mine)} response(s)</h4>' if label else ""
+            head = f'<h4 class="ib-score-who">{esc(label)}: {counted(len(mine), "response")}</h4>' if label else ""
+            who = THE_MODEL if elem_id == "item-score-model" else YOU
             if err:
                 parts.append(f'{head}<p class="ib-error" id="{elem_id}-error">Could not score this item: {esc(err)}</p>')
             else:
-                parts.append(head + study_flow.plain_html(study_flow.plain_result(item, mine, _headline(res)),
+                parts.append(head + study_flow.plain_html(study_flow.plain_result(item, mine, _headline(res), who),
                                                           f"{elem_id}-plain")
                              + table_html(["measure", "value"],
                                                [(k, _fmt(v)) for k, v in _headline(res).items()], elem_id))
@@ -997,6 +1016,7 @@ def session_markup(ctx: AppContext, participant: bool = False) -> str:
    <div id="session-status" class="ib-status" aria-live="polite"></div>
   </div>
   <div id="model-status" class="ib-model-status" hidden></div>
+  <a id="present-link" class="ib-present-link" hidden title="the stream large with the transcript beside it, for an audience">Presenter view</a>
   <label id="tts-row" class="ib-tts" hidden><input id="tts-toggle" type="checkbox"> read the model's words aloud</label>
   <div id="session-timeline" class="ib-timeline-box"></div>
   <div id="item-result" class="ib-result" hidden></div>

@@ -5,24 +5,41 @@ session has and which are done lives in its settings (set by `study create`), so
 Also the participant-facing wording: item results in plain words, never raw metric keys."""
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any, Optional
 
 from annotation import registry
 from annotation.model import Item, Response, Session
+from ibench_ui.plain_words import YOU, counted
 from ibench_ui.render import esc
 
 STEPS = ("consent", "practice", "calibration")
-DEFAULT_INSTRUCTIONS = """## Instructions
 
-You will watch a few short videos. Each one asks you something, in writing on the video or spoken in it.
 
-- Press **Respond** (or the **Space** key) at the moment you would answer or act.
-- Where an answer is asked for, type it in the box and press **Enter**; Space still responds after that.
-- First comes one **practice** video (nothing is recorded), then a short **reaction test**.
+def key_name(code: str) -> str:
+    """A KeyboardEvent.code as a participant reads it: "Space", "KeyJ" -> "J", "Digit5" -> "5"."""
+    return re.sub(r"^(Key|Digit)", "", code or "Space")
 
-Your responses are recorded with the time in the video at which you gave them, and nothing else about you.
-Press **I agree, continue** to take part. You can stop at any time by closing this page."""
+
+def instructions(st: dict, n_items: int) -> str:
+    """The built-in instructions (Markdown), written from this study's own steps: its number of videos, its
+    respond key, and a practice video, a reaction test and a countdown only when the study has them."""
+    key = key_name(str(st.get("respond_key") or "Space"))
+    first = [x for x, on in (("one **practice** video (nothing is recorded)", st.get("practice_item")),
+                             ("a short **reaction test**", st.get("calibrate"))) if on]
+    start = ("Each video starts with a 3-2-1 countdown after you press **Start**." if st.get("countdown")
+             else "Each video starts when you press **Start**.")
+    lines = [f"- First comes {', then '.join(first)}."] if first else []
+    lines += [f"- {start}", f"- Press **Respond** (or the **{key}** key) at the moment you would answer or act.",
+              f"- Where an answer is asked for, type it in the box and press **Enter**; {key} still responds "
+              "after that."]
+    each = "It asks" if n_items == 1 else "Each one asks"
+    return ("## Instructions\n\n"
+            f"You will watch {counted(n_items, 'short video')}. {each} you something, in writing on the "
+            "video or spoken in it.\n\n" + "\n".join(lines) + "\n\n"
+            "Your responses are recorded with the time in the video at which you gave them, and nothing else "
+            "about you.\nPress **I agree, continue** to take part. You can stop at any time by closing this page.")
 
 
 def flow_settings(s: Session, study_settings: Optional[dict] = None) -> dict:
@@ -49,11 +66,12 @@ def pending_step(s: Session, st: dict) -> Optional[str]:
     return None
 
 
-def consent_html(text: Optional[str]) -> str:
-    """The study's consent/instructions Markdown as HTML; raw HTML in it is shown as text, not run."""
+def consent_html(st: dict, n_items: int) -> str:
+    """The study's consent Markdown (else the built-in instructions for its steps) as HTML; raw HTML in it is
+    shown as text, not run."""
     from markdown_it import MarkdownIt  # a maintained CommonMark renderer (a Gradio dependency); html off
 
-    return MarkdownIt("commonmark", {"html": False}).render(text or DEFAULT_INSTRUCTIONS)
+    return MarkdownIt("commonmark", {"html": False}).render(st.get("consent") or instructions(st, n_items))
 
 
 def completion_code(st: dict) -> str:
@@ -72,19 +90,13 @@ def shows_results(st: dict) -> bool:
 
 # -- plain words -------------------------------------------------------------------------------
 
-def share(v: Any) -> Optional[str]:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    return f"{round(100 * float(v))} out of 100"
-
-
-def plain_result(item: Item, rows: list[Response], headline: dict) -> list[str]:
-    """Sentences for one item's result, from the scorer's headline (its numbers, reworded by the benchmark's
-    studio hook)."""
+def plain_result(item: Item, rows: list[Response], headline: dict, who: str = YOU) -> list[str]:
+    """Sentences for one item's result about `who` ("You", or "The model" on a model's lane), from the scorer's
+    headline (its numbers, reworded by the benchmark's studio hook)."""
     n = len(rows)
     said = [r for r in rows if r.kind in ("text", "speech") and r.text]
-    out = [f"You responded {n} time{'s' if n != 1 else ''}." if n else "You did not respond on this item."]
-    return out + registry.get(item.benchmark).hook("ibench_ui", "plain_result")(headline or {}, said)
+    out = [f"{who} responded {counted(n, 'time')}." if n else f"{who} did not respond on this item."]
+    return out + registry.get(item.benchmark).hook("ibench_ui", "plain_result")(headline or {}, said, who)
 
 
 def plain_html(lines: list[str], elem_id: str = "item-plain") -> str:
@@ -93,9 +105,12 @@ def plain_html(lines: list[str], elem_id: str = "item-plain") -> str:
 
 def end_html(s: Session, st: dict, summary_lines: list[str]) -> str:
     """The study's end screen: thanks, the completion code, and (if the study shows results) a recap."""
-    code = completion_code(st)
+    code, n, url = completion_code(st), len(s.item_ids), str(st.get("completion_url") or "")
     recap = plain_html(summary_lines, "study-recap") if summary_lines else ""
-    return (f'<div class="ib-end" id="study-end"><h2>Thank you!</h2><p>You have finished all '
-            f'{len(s.item_ids)} videos. Your completion code is:</p>'
-            f'<p class="ib-code"><code id="completion-code">{esc(code)}</code></p>'
-            f'<p>Copy it into the study platform if it asks for one. You can close this page now.</p>{recap}</div>')
+    done = "the video" if n == 1 else f"all {n} videos"
+    back = (f'<p><a id="completion-link" class="ib-primary" href="{esc(url)}" rel="noreferrer">Return to the study '
+            f'platform</a></p><p>If that link does not open, copy the code above into the study platform.</p>'
+            if url else '<p>Copy it into the study platform if it asks for one. You can close this page now.</p>')
+    return (f'<div class="ib-end" id="study-end"><h2>Thank you!</h2><p>You have finished {done}. '
+            f'Your completion code is:</p><p class="ib-code"><code id="completion-code">{esc(code)}</code></p>'
+            f'{back}{recap}</div>')

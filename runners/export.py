@@ -29,6 +29,19 @@ def study_sessions(store: Store, study: str) -> list:
     return [s for s in store.sessions() if (s.settings or {}).get("study_id") == study]
 
 
+def input_kind(r) -> Optional[str]:
+    """How a person gave a response: "key", "button", "text" or "voice" (None when the page did not say, as in
+    rows logged through the API). From the response's kind and the page's `source` (session.js snap)."""
+    if r.kind == "text":
+        return "text"
+    if r.kind == "speech":
+        return "voice"
+    source = str((r.meta or {}).get("source") or "")
+    if source.startswith("key"):
+        return "key"
+    return "button" if source == "button" else None
+
+
 def response_rows(store: Store, session: Optional[str] = None, study: Optional[str] = None,
                   calibration_shift: bool = False) -> list[dict]:
     """Every logged response (corrections applied) with its participant, its responder (`human:<participant>` or
@@ -48,6 +61,9 @@ def response_rows(store: Store, session: Optional[str] = None, study: Optional[s
                      "text": r.text, "wall_time": r.wall_time, "responder": responder_of(r), "id": r.id,
                      "page_id": r.page_id, "audio_path": r.audio_path})
         human = not r.responder.startswith("model:")
+        rows[-1].update(input=input_kind(r) if human else None,
+                        typing_started_t=(r.meta or {}).get("typing_started_t") if r.kind == "text" else None,
+                        platform_id=(s.settings or {}).get("platform_id") if s and human else None)
         cal = shift_of(s.settings) if s and human else None
         rows[-1]["calibration_s"] = cal
         if calibration_shift:

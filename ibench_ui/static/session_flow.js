@@ -48,6 +48,10 @@
       box.classList.toggle("ib-study", !!S.sess.study);
       box.classList.toggle("ib-model-only", !S.human);
       box.classList.toggle("ib-has-model", !!S.model);
+      // presenter view (?view=present): the stream large, the transcript beside it, no studio chrome
+      S.present = !!S.model && urlParams().get("view") === "present";
+      box.classList.toggle("ib-present", S.present);
+      document.documentElement.classList.toggle("ib-presenting", S.present);
       $("#study-step").hidden = true; $("#study-consent").hidden = true; $("#calibration").hidden = true;
       S.practice = false; S.cal = null;
       if (res.done && res.end_html !== undefined) { endScreen(res); return; }
@@ -115,6 +119,9 @@
       st.textContent = resume > 0 ? "Resume" : "Start";
       status(res.notice === "resumed" && res.n_rows ? `${res.n_rows} response(s) already logged on this item.` : "Press Start when ready.");
       $("#tts-row").hidden = !S.model;
+      const pv = $("#present-link");
+      pv.hidden = !S.model || S.present;
+      if (S.model) pv.href = "?" + new URLSearchParams({ view: "present", session: s.id }).toString();
       if (S.model) P.checkModel();
       // every item starts with the player at the top of the window: video, Respond and status in view
       const pl = $("#session-player");
@@ -411,7 +418,8 @@
     function linkKey(req) { return "ibench.link." + JSON.stringify(LINK_KEYS.map(k => req[k] || "")); }
 
     async function opening(q) {
-      if (q.get("t")) { await open({}); return; }  // a study link: its token names the session
+      // a study link: its token names the session; its query may carry a crowd platform's participant id
+      if (q.get("t")) { await open({ query: location.search.slice(1) }); return; }
       if (q.get("session")) { await open({ session_id: q.get("session") }); return; }
       if (q.get("participant") || q.get("benchmark")) {
         const req = {}; for (const k of LINK_KEYS) if (q.has(k)) req[k] = q.get(k);

@@ -204,10 +204,13 @@
     function applyAsr(asr) {
       S.asr = asr || S.asr;
       const ok = S.asr.status === "ready";
+      // a participant or an audience never sees a microphone that cannot work, nor why (the operator's business)
+      const none = ((S.sess && S.sess.study) || S.present) && !(ok && S.human && !S.present);
+      $("#mic-btn").hidden = none; $("#mic-handsfree").closest("label").hidden = none; $("#mic-status").hidden = none;
       $("#mic-btn").disabled = !ok || !S.started || !S.human;
       $("#mic-handsfree").disabled = !ok;
-      micUi(S.asr.message, S.asr.status === "error");
-      $("#mic-status").title = S.asr.detail || "";
+      micUi(none ? "" : S.asr.message, !none && S.asr.status === "error");
+      $("#mic-status").title = none ? "" : S.asr.detail || "";
       if (S.asr.status === "loading") setTimeout(async () => {
         try { const r = await P.call("asr_status", { session_id: S.sess ? S.sess.id : "" }); applyAsr(r.asr); } catch (e) { /* try again on next item */ }
       }, 1500);

@@ -8,7 +8,7 @@
     const { state: S, $, fmt, nowWall, video } = P;
     Object.assign(S, { cursor: 0, polling: false, rows: new Map(), speech: new Map(), shown: {}, nRows: -1, thinking: null,
       modelReady: true, realtime: false, micOut: null, heard: 0, ac: null, sources: new Set(), stateTimer: null,
-      pendingState: null, heldUntil: 0 });
+      want: null, shownAt: 0 });
 
     function toModel(mic, chunk) {
       /* Duplex: stream the open microphone to the server (~0.2 s pieces at their media time), which mixes it
@@ -96,36 +96,46 @@
       if (ev) { el.dataset.rid = ev.rid; el.dataset.emitMs = Number(ev.emit_wall_ms).toFixed(1); el.dataset.shownMs = nowWall().toFixed(1); }
     }
 
-    // a "thinking" state stays on screen at least this long before the next one replaces it: an audience
-    // cannot read a state shown for one frame (a scripted or fast model's call can take a few ms)
-    const STATE_HOLD_MS = 300;
+    // The state badge changes only when a state lasts: a new state is shown once it has been the latest for
+    // SETTLE_MS (a model call of a few ms never flashes "thinking"), and a shown state stays at least HOLD_MS, so
+    // an audience can read it. "spoke" (an event) needs no settling; errors and clearing show at once.
+    const SETTLE_MS = 700, HOLD_MS = 1200;
 
-    function modelStateNow() {
-      if (S.pendingState) return S.pendingState.state;
-      const el = $("#model-state"); return el ? el.dataset.state || "" : "";
-    }
+    function modelStateNow() { return S.want ? S.want.state : ""; }
 
     function modelState(state, text) {
-      const el = $("#model-state"); if (!el) return;
-      clearTimeout(S.stateTimer); S.pendingState = null;
-      const wait = state && state !== "error" && state !== "thinking" ? (S.heldUntil || 0) - performance.now() : 0;
-      if (wait > 0) {  // shown once the hold is over (a newer state replaces this pending one)
-        S.pendingState = { state, text };
-        S.stateTimer = setTimeout(() => modelState(state, text), wait);
-        return;
-      }
-      if (state === "thinking" && el.dataset.state !== "thinking") S.heldUntil = performance.now() + STATE_HOLD_MS;
-      else if (state !== "thinking") S.heldUntil = 0;
-      el.dataset.state = state || ""; el.hidden = !state;
-      el.textContent = state ? `${S.model}: ${text || state}` : "";
-      el.classList.toggle("ib-bad", state === "error");
+      /* Ask for a state; the badge follows when the rules above allow (a newer request replaces this one). */
+      state = state || "";
+      if (S.want && S.want.state === state) { S.want.text = text; showText(); return; }
+      S.want = { state, text, since: performance.now() };
+      settle();
+    }
+
+    function settle() {
+      clearTimeout(S.stateTimer);
+      const el = $("#model-state"), w = S.want; if (!el || !w) return;
+      if ((el.dataset.state || "") === w.state) { showText(); return; }
+      const now = performance.now();
+      const at = !w.state || w.state === "error" || !el.dataset.state ? now
+        : Math.max(w.since + (w.state === "spoke" ? 0 : SETTLE_MS), S.shownAt + HOLD_MS);
+      if (at > now) { S.stateTimer = setTimeout(settle, at - now); return; }
+      S.shownAt = now;
+      el.dataset.since = now.toFixed(1);   // for tests and scripts: when the badge took this state
+      el.dataset.state = w.state; el.hidden = !w.state;
+      el.classList.toggle("ib-bad", w.state === "error");
+      showText();
+    }
+
+    function showText() {
+      const el = $("#model-state"), w = S.want;
+      if (el && w && (el.dataset.state || "") === w.state) el.textContent = w.state ? `${S.model}: ${w.text || w.state}` : "";
     }
 
     function tickThinking() {
-      /* "thinking 340 ms": the model call in flight, counted on the page from the moment it was announced. */
+      /* "thinking 1.4 s": the model call in flight, counted on the page from the moment it was announced. */
       if (!S.thinking) return;
-      modelState("thinking", `thinking ${Math.round(performance.now() - S.thinking.since)} ms`);
-      setTimeout(tickThinking, 50);
+      modelState("thinking", `thinking ${((performance.now() - S.thinking.since) / 1000).toFixed(1)} s`);
+      setTimeout(tickThinking, 100);
     }
 
     function spoke(ev) {

@@ -126,6 +126,8 @@ def create(a) -> int:
         raise ValueError(f"{a.consent}: the consent file is empty")
     settings = check_settings({"show_results": bool(a.show_results), "practice_item": a.practice,
                                "consent": consent, "completion_code": a.completion_code or "",
+                               "completion_url": a.completion_url or "",
+                               "participant_param": a.participant_param,
                                # the participant flow: instructions (the built-in text unless --consent),
                                # a reaction-time calibration and a countdown before each item
                                "instructions": True, "calibrate": not a.no_calibration,
@@ -193,6 +195,11 @@ def main(argv: list[str], p) -> int:
     c.add_argument("--consent", metavar="FILE", help="consent text and instructions, Markdown")
     c.add_argument("--completion-code", dest="completion_code",
                    help="code shown at the end (e.g. a crowdsourcing platform's); default: one per participant")
+    c.add_argument("--completion-url", dest="completion_url", metavar="URL",
+                   help="the end screen links here, beside the completion code (a crowd platform's completion URL)")
+    c.add_argument("--participant-param", dest="participant_param", default="PROLIFIC_PID", metavar="NAME",
+                   help="URL parameter whose value (the platform's participant id) is recorded with the sitting "
+                        "(default PROLIFIC_PID; '' for none)")
     c.add_argument("--no-calibration", dest="no_calibration", action="store_true",
                    help="skip the reaction-time test (on by default: its median is stored with each session)")
     c.add_argument("--no-countdown", dest="no_countdown", action="store_true", help="start items without 3-2-1")

@@ -23,6 +23,21 @@ window.addEventListener('keydown', rec, true);
 """
 
 
+# Installed before any page script: every state the model badge takes, with the page's time it took it (data-since).
+STATES_JS = """
+window.__states = [];
+new MutationObserver((ms) => { for (const m of ms) if (m.target.id === 'model-state')
+  window.__states.push({ state: m.target.dataset.state, since: Number(m.target.dataset.since) }); })
+  .observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
+"""
+
+
+def state_gaps(page) -> tuple[list, list[float]]:
+    """The badge's states so far and how long each stayed before the next (ms; errors and clearing excluded)."""
+    shown = page.evaluate("() => window.__states")
+    return shown, [b["since"] - a["since"] for a, b in zip(shown, shown[1:]) if b["state"] not in ("", "error")]
+
+
 def study_url(base: str, participant: str, items: list[str] | None = None, **params) -> str:
     q = [f"participant={quote(participant)}", "benchmark=interactionbench"]
     if items:

@@ -63,7 +63,7 @@ def test_periodic_model_beside_a_human_is_pushed_fast_and_scored_apart(app_serve
     assert len(lat) >= 8 and all(x > -rtt / 2 - 2 for x in lat), lat
     # item end: each responder scored with the benchmark's scorer on its own rows
     result = page.inner_text("#item-result")
-    assert "You (P-live): 1 response(s)" in result and f"Model {spec}: {len(model)} response(s)" in result
+    assert "You (P-live): 1 response\n" in result and f"Model {spec}: {len(model)} responses" in result
     assert "total_score" in page.inner_text("#item-score") and "total_score" in page.inner_text("#item-score-model")
     assert page.locator(f'#result-timeline .ib-tl-lane[data-lane="model:{spec}"] .ib-tl-mark').count() == len(model)
 

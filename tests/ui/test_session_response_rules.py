@@ -564,7 +564,7 @@ def test_a_human_sessions_result_has_one_score_and_a_model_sessions_two(svc):
     both = _session(svc, settings={"model": MODEL, "responders": "both"}, participant="P05")
     fin = svc.finish_item({"session_id": both.id, "item_index": 0})
     assert fin["ok"], fin
-    assert "You (P05): 0 response(s)" in fin["result_html"] and f"Model {MODEL}: 0 response(s)" in fin["result_html"]
+    assert "You (P05): 0 responses" in fin["result_html"] and f"Model {MODEL}: 0 responses" in fin["result_html"]
     assert svc.ctx.store.get_session(both.id).current_index == 1
 
 
