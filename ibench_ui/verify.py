@@ -375,22 +375,33 @@ def _wire_walk(events: Events, svc: VerifyService, ui) -> None:
     ui.play.click(None, None, None, js=f"() => window.ibTimeline.playInterval('{VIDEO_ID}')")
 
 
+NOT_SHOWN = "—"
+
+
 def _f(x: Optional[float], pct: bool = False) -> str:
     if x is None:
-        return "–"
+        return NOT_SHOWN
     return f"{100 * x:.0f}%" if pct else f"{x:.3f}"
 
 
 def _ci(ci: Optional[tuple], pct: bool = False) -> str:
     if ci is None:
-        return "–"
+        return NOT_SHOWN
     return f"{_f(ci[0], pct)}–{_f(ci[1], pct)}"
 
 
+def _gated(x: Optional[float], n: int) -> str:
+    """A coefficient (ICC, α, κ): '—' below agreement.MIN_N observations, whatever it computes to."""
+    return NOT_SHOWN if agreement.below_min(n) else _f(x)
+
+
 def agreement_html(reports) -> str:
-    """Timing agreement first (mean |Δ| with its interval, shares within tolerances), then ICC, α on times,
-    and κ / α on labelled bins; warnings under the minimum n; prefix agreement per interval."""
-    parts = []
+    """Timing agreement first (mean |Δ| with its bootstrap interval, shares within tolerances), then ICC, α on
+    times, and κ / α on labelled bins; below the minimum n the interval and coefficients read '—' with the
+    reason; prefix agreement per interval."""
+    parts = [f'<p id="agreement-min-n">Intervals: 95 % percentile bootstrap for mean |Δ| (never below 0), Wilson '
+             f'for shares. ICC, α, κ and the mean\'s interval need at least {agreement.MIN_N} pairs; below that '
+             f'they read {NOT_SHOWN} with the reason.</p>']
     tol = agreement.WITHIN
     for rep in reports:
         head = ["rater", "vs", "n", "mean |Δ| s", "95% CI", "median |Δ| s",
@@ -398,21 +409,27 @@ def agreement_html(reports) -> str:
                 f"κ ({agreement.BIN_S:g} s bins)", f"α nominal ({agreement.BIN_S:g} s bins)", "warning"]
         rows = [(p.a, p.b, p.deltas.n, _f(p.deltas.mean_abs), _ci(p.deltas.mean_abs_ci), _f(p.deltas.median_abs),
                  *[f"{_f(p.deltas.within[t], True)} ({_ci(p.deltas.within_ci[t], True)})" for t in tol],
-                 _f(p.icc), _f(p.alpha_interval), _f(p.kappa), _f(p.alpha_nominal), "; ".join(p.warnings))
+                 _gated(p.icc, p.deltas.n), _gated(p.alpha_interval, p.deltas.n), _gated(p.kappa, p.deltas.n),
+                 _gated(p.alpha_nominal, p.deltas.n),
+                 "; ".join([*filter(None, [agreement.below_min(p.deltas.n)]), *p.warnings]))
                 for p in rep.vs_proposed + rep.pairs]
         parts.append(f"<h4>{esc(rep.benchmark)}</h4>")
         parts.append(table_html(head, rows, f"agreement-{rep.benchmark}") if rows else "<p>No marks yet.</p>")
         if rep.revised:
             parts.append(f'<p class="ib-warn">{rep.revised} mark(s) were re-made after their maker saw the proposed '
                          'time; they are included.</p>')
-        if rep.alpha_all is not None:
+        if rep.alpha_all is not None or rep.alpha_n:
+            why = agreement.below_min(rep.alpha_n, "events marked by two or more")
             parts.append(f'<p>Krippendorff α (interval, on mark times) over all annotators: '
-                         f'<b id="agreement-alpha-{esc(rep.benchmark)}">{rep.alpha_all:.3f}</b></p>')
+                         f'<b id="agreement-alpha-{esc(rep.benchmark)}">{_gated(rep.alpha_all, rep.alpha_n)}</b>'
+                         f'{esc(f" ({why})") if why else ""}</p>')
         ps = rep.prefix
         if ps is not None:
+            why = agreement.below_min(ps.n_intervals, "shared intervals")
             parts.append(f'<p id="agreement-prefix-{esc(rep.benchmark)}">Prefix intervals judged by two or more '
                          f'verifiers: n = {ps.n_intervals}; agreeing {_f(ps.agree_share, True)} '
-                         f'({_ci(ps.agree_ci, True)}); α nominal {_f(ps.alpha)}.</p>')
+                         f'({_ci(ps.agree_ci, True)}); α nominal {_gated(ps.alpha, ps.n_intervals)}'
+                         f'{esc(f" ({why})") if why else ""}.</p>')
             for w in ps.warnings:
                 parts.append(f'<p class="ib-warn">{esc(w)}</p>')
             dis = [(r[0], f"{fmt_time(r[1])}–{fmt_time(r[2])}",
