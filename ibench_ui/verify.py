@@ -168,6 +168,7 @@ def _item_row(ctx: AppContext, ui) -> None:
         ui.prev = gr.Button("Previous item (p)", elem_id="verify-prev", size="sm")
         ui.nxt = gr.Button("Next unverified (j)", elem_id="verify-next", size="sm")
     ui.skip = gr.State(None)  # the unfinished item a first `j` warned about; a second `j` leaves it
+    ui.note = gr.State("")  # what a `j` says about the item it left, shown once the next item is open
     ui.msg = gr.HTML(signed_out_html(), elem_id="verify-msg", js_on_load=None)
 
 
@@ -237,7 +238,7 @@ def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], 
                 ui.offset: offset_html(q.offset)}
 
     @reports_to(ui.msg)
-    def on_item(tok, b, iid):
+    def on_item(tok, b, iid, note):
         if not iid:
             svc.who(tok)
             return {ui.player: empty_player("Choose an item (Item above) or press j for the next unverified one."),
@@ -248,8 +249,8 @@ def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], 
         return {ui.player: video_html(o.item, VIDEO_ID), ui.bar: bar_html(o.item, o.marks), ui.req: request_html(o.item),
                 ui.event: gr.update(choices=[(label, k) for k, label in enumerate(o.events)],
                                     value=0 if o.events else None),
-                ui.reveal: reveal_html(o.reveal), ui.pstate: prefix_html(None), ui.cur: None, ui.msg: "",
-                ui.frames: [], ui.queue: queue_html(o.rows, iid)}
+                ui.reveal: reveal_html(o.reveal), ui.pstate: prefix_html(None), ui.cur: None,
+                ui.msg: ok_html(note) if note else "", ui.frames: [], ui.queue: queue_html(o.rows, iid), ui.note: ""}
 
     @reports_to(ui.msg)
     def on_event(tok, b, iid, ev):
@@ -279,7 +280,7 @@ def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], 
             said = f"{iid} is the only unfinished item left." if left else "Nothing left to verify in this benchmark."
             return {ui.skip: None, ui.msg: ok_html(said)}
         said = f"Left {iid} unfinished ({left}); it stays in your queue." if left else ""
-        return {ui.item: gr.update(value=nid), ui.skip: None, ui.msg: ok_html(said) if said else ""}
+        return {ui.item: gr.update(value=nid), ui.skip: None, ui.note: said, ui.msg: ""}
 
     @reports_to(ui.msg)
     def on_prev(tok, b, iid):
@@ -299,8 +300,9 @@ def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], 
 
     at = [ui.token, ui.bench, ui.item]
     refresh_on(ui.bench.change)
-    events.on(ui.item.change, on_item, at, [ui.player, ui.bar, ui.req, ui.event, ui.reveal, ui.pstate, ui.cur, ui.msg,
-                                            ui.frames, ui.queue], roles=SIGNED_IN, api_name="verify_item")
+    events.on(ui.item.change, on_item, [*at, ui.note], [ui.player, ui.bar, ui.req, ui.event, ui.reveal, ui.pstate,
+                                                      ui.cur, ui.msg, ui.frames, ui.queue, ui.note],
+              roles=SIGNED_IN, api_name="verify_item")
     events.on(ui.event.change, on_event, [*at, ui.event], [ui.reveal, ui.msg], roles=SIGNED_IN,
               api_name="verify_reveal")
     ui.use_time.click(None, None, [ui.mark, ui.capture], js=f"() => window.ibTimeline.useMark('{VIDEO_ID}', 'playhead')")
@@ -309,7 +311,7 @@ def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], 
     events.on(ui.submit.click, on_submit, [*at, ui.event, ui.mark, ui.unit, ui.capture], mark_out, roles=SIGNED_IN,
               api_name="verify_submit")
     events.on(ui.withdraw.click, on_withdraw, [*at, ui.event], mark_out, roles=SIGNED_IN, api_name="verify_withdraw")
-    events.on(ui.nxt.click, on_next, [*at, ui.skip], [ui.item, ui.skip, ui.msg], roles=SIGNED_IN,
+    events.on(ui.nxt.click, on_next, [*at, ui.skip], [ui.item, ui.skip, ui.note, ui.msg], roles=SIGNED_IN,
               api_name="verify_next")
     events.on(ui.prev.click, on_prev, at, [ui.item, ui.skip, ui.msg], roles=SIGNED_IN, api_name="verify_prev")
     events.on(ui.pick.change, on_pick, [ui.token, ui.bench, ui.pick], [ui.item, ui.msg], roles=SIGNED_IN,
