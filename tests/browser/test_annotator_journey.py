@@ -2,7 +2,8 @@
 after signing in, Verify shows the video, the timeline, the mark and submit controls and the prefix walk
 together in the window; `?` opens the key sheet over the page and Escape closes it; the annotator plays,
 marks with `m`, submits with Enter and sees the mark on its own tier (and the proposed time only then); `j`
-says what is left on the unfinished item and a second `j` opens the next one, blind again."""
+says what is left on the unfinished item and a second `j` opens the next one, blind again; Review tells the
+annotator plainly that it is not theirs."""
 import pytest
 
 from annotation import auth
@@ -131,3 +132,9 @@ def test_annotator_verifies_an_item_with_keys_in_one_window(app_server, page):
     assert page.locator(WB).get_attribute("data-marks") == "[]"
     assert f"Left {first} unfinished" in page.inner_text("#verify-msg")
     page.wait_for_function(ALL_IN_VIEW, arg=ON_SCREEN, timeout=20000)
+
+    # Review is not for an annotator: a plain message says so and where their work is
+    page.get_by_role("tab", name="Review").click()
+    page.wait_for_function("() => { const m = document.querySelector('#review-msg');"
+                           " return m && m.innerText.includes('Review is for reviewers and admins'); }", timeout=20000)
+    assert "Your own marks and prefix walks are in Verify" in page.inner_text("#review-msg")
