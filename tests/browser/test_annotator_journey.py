@@ -4,6 +4,8 @@ together in the window; `?` opens the key sheet over the page and Escape closes 
 marks with `m`, submits with Enter and sees the mark on its own tier (and the proposed time only then); `j`
 says what is left on the unfinished item and a second `j` opens the next one, blind again; Review tells the
 annotator plainly that it is not theirs."""
+import json
+
 import pytest
 
 from annotation import auth
@@ -58,7 +60,6 @@ def item_open(page):
 
 
 def tier_keys(page):
-    import json
     return [t[0] for t in json.loads(page.locator(WB).get_attribute("data-tiers"))]
 
 
