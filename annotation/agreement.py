@@ -1,12 +1,14 @@
 """Agreement between trigger marks and between silence-prefix verdicts. Pure functions, no store.
 
-Timing comes first because it is what a trigger mark is: mean |Δ| with a 95 % t-interval, the share
+Timing comes first because it is what a trigger mark is: mean |Δ| with a 95 % percentile-bootstrap
+interval (inside [min |Δ|, max |Δ|], so never below 0), the share
 of pairs within 0.25 / 0.5 / 1 / 2 s (Wilson intervals), ICC(A,1) on the mark times and Krippendorff's
 α (interval level) on them. Chance-corrected coefficients on labels (Cohen's κ, nominal α) are kept
 for comparison with papers that report them, but they depend on the bins the clip is cut into, so
 every such figure carries its bin width: with 1 s bins, marks 0.44 s apart in one second agree
-perfectly while marks 0.06 s apart across a second boundary do not. Below `MIN_N` pairs every
-report carries a warning. α comes from the `krippendorff` package and intervals from scipy."""
+perfectly while marks 0.06 s apart across a second boundary do not. Below `MIN_N` pairs the mean's interval
+is not computed, every report carries a warning and `below_min` gives the reason the page shows with '—' in
+place of ICC, α and κ. α comes from the `krippendorff` package and intervals from scipy."""
 from __future__ import annotations
 
 import math
@@ -18,8 +20,10 @@ from typing import Hashable, Mapping, Optional, Sequence
 TOL = 1e-6
 WITHIN = (0.25, 0.5, 1.0, 2.0)  # seconds: the tolerances timing agreement is reported at
 BIN_S = 1.0  # width of the per-time-bin labels κ and nominal α are computed on
-MIN_N = 10  # below this many pairs the figures are reported with a warning
+MIN_N = 10  # below this many pairs: no interval of the mean, and ICC / α / κ are shown as '—' with the reason
 CONF = 0.95
+RESAMPLES = 9999
+SEED = 0  # the bootstrap's fixed seed: one report, one interval
 
 
 @dataclass(frozen=True)
@@ -27,7 +31,7 @@ class DeltaStats:
     """Distances between paired marks (seconds): mean |Δ| with its interval, median, shares within tolerances."""
     n: int
     mean_abs: Optional[float]
-    mean_abs_ci: Optional[tuple[float, float]]  # 95 % t-interval of mean |Δ|; None below 2 pairs
+    mean_abs_ci: Optional[tuple[float, float]]  # 95 % percentile-bootstrap interval of mean |Δ|; None below MIN_N
     median_abs: Optional[float]
     within: dict = field(default_factory=dict)  # tolerance (s) -> share of pairs with |Δ| <= tolerance
     within_ci: dict = field(default_factory=dict)  # tolerance (s) -> Wilson 95 % interval of that share
@@ -77,16 +81,28 @@ def wilson(k: int, n: int) -> Optional[tuple[float, float]]:
     return float(ci.low), float(ci.high)
 
 
-def t_interval(values: Sequence[float]) -> Optional[tuple[float, float]]:
-    """Student-t 95 % interval of the mean (None below two values)."""
-    n = len(values)
-    if n < 2:
+def below_min(n: int, what: str = "pairs") -> Optional[str]:
+    """Why a coefficient or interval on `n` observations is not shown ('—'), or None from MIN_N on."""
+    if n >= MIN_N:
         return None
-    from scipy.stats import t as student_t
-    mean = sum(values) / n
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    half = float(student_t.ppf(0.5 + CONF / 2, n - 1)) * sd / math.sqrt(n)
-    return mean - half, mean + half
+    return f"n = {n} {what} < {MIN_N}: not computed"
+
+
+def mean_interval(values: Sequence[float]) -> Optional[tuple[float, float]]:
+    """Percentile-bootstrap 95 % interval of the mean (scipy; fixed seed), None below MIN_N values. Percentiles
+    of resampled means lie between the smallest and largest value, so the interval stays inside the quantity's
+    range (a mean |Δ| interval never goes below 0)."""
+    if len(values) < MIN_N:
+        return None
+    import numpy as np
+    from scipy.stats import bootstrap
+    x = np.asarray(values, dtype=float)
+    if np.ptp(x) == 0:  # every resample has the same mean
+        return float(x[0]), float(x[0])
+    res = bootstrap((x,), np.mean, confidence_level=CONF, n_resamples=RESAMPLES, method="percentile",
+                    random_state=np.random.default_rng(SEED))
+    ci = res.confidence_interval
+    return float(ci.low), float(ci.high)
 
 
 def delta_stats(a: Sequence[float], b: Sequence[float], tolerances: Sequence[float] = WITHIN) -> DeltaStats:
@@ -100,7 +116,7 @@ def delta_stats(a: Sequence[float], b: Sequence[float], tolerances: Sequence[flo
     mid = len(srt) // 2
     median = srt[mid] if len(srt) % 2 else (srt[mid - 1] + srt[mid]) / 2
     hits = {k: sum(v <= k + TOL for v in d) for k in tolerances}
-    return DeltaStats(len(d), sum(d) / len(d), t_interval(d), median, {k: hits[k] / len(d) for k in tolerances},
+    return DeltaStats(len(d), sum(d) / len(d), mean_interval(d), median, {k: hits[k] / len(d) for k in tolerances},
                       {k: wilson(hits[k], len(d)) for k in tolerances})
 
 

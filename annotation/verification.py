@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
@@ -544,6 +545,7 @@ class AgreementReport:
     prefix: Optional[agreement.PrefixStats]
     n_events: int
     revised: int  # marks made after the maker had seen the proposed time (withdrawn and marked again)
+    alpha_n: int = 0  # events marked by two or more annotators: the units α over all annotators rests on
 
 
 def agreement_report(store: Store, viewer: User, dataset: Dataset) -> AgreementReport:
@@ -576,4 +578,6 @@ def agreement_report(store: Store, viewer: User, dataset: Dataset) -> AgreementR
                     s = float(k)
                     verdicts.setdefault((it.id, s, plan.get(s, s)), {})[u] = v
         pstats = agreement.prefix_agreement(verdicts)
-    return AgreementReport(dataset.benchmark, vs, pairs, alpha, pstats, sum(len(m) for m in marks.values()), revised)
+    shared = sum(n >= 2 for n in Counter(k for m in marks.values() for k in m).values()) if staff else 0
+    return AgreementReport(dataset.benchmark, vs, pairs, alpha, pstats, sum(len(m) for m in marks.values()), revised,
+                           shared)

@@ -23,6 +23,8 @@ from ibench_ui.workbench_timeline import (build_controls, hidden_picker, pick_ta
                                           workbench_html)
 
 VIDEO_ID = "review-video"
+REVIEW_TIERS = [("targets", "targets"), ("marks", "verifiers' marks"), ("responses", "responses")]
+SIGN_IN_HINT = "Sign in as a reviewer or admin to review items (User and Password above, then Sign in)."
 # the player time for a box: the fresh capture (a key press) if any, else the playhead
 def when(ts: float) -> str:
     """A record's time, readable: UTC to the second."""
@@ -118,7 +120,7 @@ def undo_choices(view: ReviewItem) -> list[tuple[str, str]]:
 
 
 def timeline_html(view: ReviewItem) -> str:
-    return workbench_html(view.item, VIDEO_ID, editable_fields=view.fields, marks=view.marks)
+    return workbench_html(view.item, VIDEO_ID, editable_fields=view.fields, marks=view.marks, tiers=REVIEW_TIERS)
 
 
 def build_review(ctx: AppContext, events: Events) -> Callable[[Callable], None]:
@@ -129,7 +131,8 @@ def build_review(ctx: AppContext, events: Events) -> Callable[[Callable], None]:
     _queue_panel(ctx, ui)
     with gr.Row():
         with gr.Column(scale=3):
-            ui.player = gr.HTML(video_html(None, VIDEO_ID), elem_id="review-player", js_on_load=None)
+            ui.player = gr.HTML(f'<div class="ib-novideo" id="{VIDEO_ID}-empty">{SIGN_IN_HINT}</div>',
+                                elem_id="review-player", js_on_load=None)
             ui.timeline = gr.HTML(workbench_html(None, VIDEO_ID), elem_id="review-timeline", js_on_load=None)
             build_controls(VIDEO_ID, with_targets=True)
         with gr.Column(scale=2):
@@ -161,7 +164,8 @@ def _queue_panel(ctx: AppContext, ui) -> None:
     with gr.Row():
         ui.item = gr.Dropdown([], value=None, label="Item", elem_id="review-item", allow_custom_value=True, scale=4)
         ui.nxt = gr.Button("Next in queue (j)", size="sm", elem_id="review-next", scale=1)
-    ui.msg = gr.HTML("", elem_id="review-msg", js_on_load=None)
+    ui.msg = gr.HTML(f'<div class="ib-warn" id="review-signin-hint" role="status">{SIGN_IN_HINT}</div>',
+                     elem_id="review-msg", js_on_load=None)
 
 
 def _edit_panel(ui) -> None:

@@ -116,8 +116,13 @@ class ReviewService:
         self.ctx = ctx
 
     def staff(self, tok: str) -> auth.User:
-        """The caller, if a reviewer or admin; PermissionError otherwise."""
-        return auth.require(self.ctx.store, tok, auth.STAFF)
+        """The caller, if a reviewer or admin; PermissionError otherwise, which tells a signed-in annotator
+        plainly where their own work is."""
+        user = auth.require(self.ctx.store, tok, auth.ANYONE)
+        if user.role not in auth.STAFF:
+            raise PermissionError(f"Review is for reviewers and admins; you are signed in as {user.name} "
+                                  f"({user.role}). Your own marks and prefix walks are in Verify.")
+        return user
 
     def queue(self, tok: str, benchmark: str, status_filter: str, annotator: str) -> Queue:
         self.staff(tok)
@@ -222,11 +227,12 @@ class ReviewService:
             marks=self._marks(it))
 
     def _marks(self, it: Item) -> list[dict]:
-        """Verifiers' current marks (blue) and logged responses (orange) as points on the timeline."""
+        """Verifiers' current marks (blue, tier "marks") and logged responses (orange, tier "responses") as
+        points on the timeline."""
         store = self.ctx.store
         cur = verification.current_marks(store.verifications(it.benchmark, it.id, kind=verification.TRIGGER))
-        pts = [{"t": v.value["t"], "label": u} for (u, _i, _t), v in sorted(cur.items())]
-        pts += [{"t": r.t, "label": r.responder, "color": "#d97706"}
+        pts = [{"t": v.value["t"], "label": u, "tier": "marks"} for (u, _i, _t), v in sorted(cur.items())]
+        pts += [{"t": r.t, "label": r.responder, "color": "#d97706", "tier": "responses"}
                 for r in store.responses(item_id=it.id, benchmark=it.benchmark)[:200]]
         return pts
 

@@ -25,7 +25,23 @@ from ibench_ui.workbench_timeline import (build_controls, hidden_picker, pick_ta
 
 VIDEO_ID = "verify-video"
 PAD = 0.5  # seconds shown either side of a prefix interval on the timeline
-# the player time and its capture for the mark box: the fresh capture of `src` if any, else a new snapshot
+SIGN_IN_HINT = "Sign in to verify items (User and Password above, then Sign in)."
+
+
+def signed_out_html() -> str:
+    """What a signed-out visitor reads in Verify: how to start, instead of an empty player."""
+    return f'<div class="ib-warn" id="verify-signin-hint" role="status">{esc(SIGN_IN_HINT)}</div>'
+
+
+def empty_player(hint: str) -> str:
+    """The player's place before an item is open, with a plain hint."""
+    return f'<div class="ib-novideo" id="{VIDEO_ID}-empty">{esc(hint)}</div>'
+
+
+def warn_html(msg: str) -> str:
+    return f'<div class="ib-warn" id="verify-skip-warning" role="status">{esc(msg)}</div>'
+
+
 def request_html(item: Optional[Item]) -> str:
     if item is None:
         return ""
@@ -34,9 +50,9 @@ def request_html(item: Optional[Item]) -> str:
             else f"posed at {fmt_time(view['request_time'])} ({view['modality']})")
     return (f'<div id="verify-request-text" class="ib-request"><b>Request</b> — {esc(when)}:<br>'
             f'<span class="ib-request-body">{esc(view["request_text"])}</span></div>'
-            '<p style="font-size:.9em">Mark the <b>earliest moment the requested event is unambiguously '
-            'observable</b>: press <kbd>m</kbd> while it plays, or put the playhead there and press '
-            '"Use player time"; <kbd>Enter</kbd> submits. The proposed time is shown only after you submit.</p>')
+            '<p style="font-size:.85em;margin:2px 0">Mark the <b>earliest moment the requested event is '
+            'unambiguously observable</b>: <kbd>m</kbd> while it plays, or "Use player time"; <kbd>Enter</kbd> '
+            'submits. The proposed time shows only after you submit. <kbd>?</kbd> lists every key.</p>')
 
 
 def reveal_html(r: Optional[dict]) -> str:
@@ -101,14 +117,19 @@ def queue_html(rows: list[tuple], current: Optional[str] = None) -> str:
 
 
 def bar_html(it: Optional[Item], marks: list[dict], state: Optional[dict] = None) -> str:
-    """The workbench timeline without targets: the caller's own marks, zoomed on the current prefix interval."""
+    """The workbench timeline in tiers: the proposed times only of the events the caller has marked (none
+    before the first blind mark), their own marks, others' marks on decided events; zoomed on the current
+    prefix interval. Responses are not shown while verifying (they would hint at the answer)."""
     if it is None:
         return workbench_html(None, VIDEO_ID)
     region = view = None
     if state and state.get("current"):
         s, e = state["current"]
         region, view = (s, e), (max(0.0, s - PAD), e + PAD)
-    return workbench_html(it, VIDEO_ID, show_targets=False, marks=marks, region=region, view=view)
+    revealed = [m["target"] for m in marks if m.get("tier") == "mine"]
+    tiers = ([("targets", "proposed")] if revealed else []) + [("mine", "my marks"), ("others", "others (decided)")]
+    return workbench_html(it, VIDEO_ID, show_targets=bool(revealed), target_ids=revealed, marks=marks,
+                          region=region, view=view, tiers=tiers)
 
 
 def build_verify(ctx: AppContext, events: Events) -> Callable[[Callable], None]:
@@ -116,15 +137,18 @@ def build_verify(ctx: AppContext, events: Events) -> Callable[[Callable], None]:
     caller's queue on one more trigger (the sign-in)."""
     svc = VerifyService(ctx)
     ui = SimpleNamespace(token=events.token)
-    _item_row(ctx, ui)
-    with gr.Row():
-        with gr.Column(scale=3):
-            ui.player = gr.HTML(video_html(None, VIDEO_ID), elem_id="verify-player", js_on_load=None)
+    # one compact workbench (ELAN / Label Studio): the player, its tiered timeline and steps on the left; the
+    # item, the request, the mark and the prefix walk on the right; the queue, offset and stills fold below
+    with gr.Row(elem_id="verify-workbench", equal_height=False):
+        with gr.Column(scale=3, min_width=420):
+            ui.player = gr.HTML(empty_player(SIGN_IN_HINT), elem_id="verify-player", js_on_load=None)
             ui.bar = gr.HTML(workbench_html(None, VIDEO_ID), elem_id="verify-bar", js_on_load=None)
             build_controls(VIDEO_ID, with_targets=False)
-        with gr.Column(scale=2):
+        with gr.Column(scale=2, min_width=360, elem_id="verify-side"):
+            _item_row(ctx, ui)
             _mark_panel(ui)
-    _walk_panel(ui)
+            _walk_panel(ui)
+    _folds(ui)
     refresh_on = _wire_marks(events, svc, ui)
     _wire_offset(events, svc, ui)
     _wire_walk(events, svc, ui)
@@ -133,31 +157,55 @@ def build_verify(ctx: AppContext, events: Events) -> Callable[[Callable], None]:
 
 def _item_row(ctx: AppContext, ui) -> None:
     benchmarks = ctx.benchmarks()
-    with gr.Row():
-        ui.bench = gr.Dropdown(benchmarks, value=benchmarks[0], label="Benchmark", elem_id="verify-benchmark")
-        ui.item = gr.Dropdown([], value=None, label="Item", elem_id="verify-item", allow_custom_value=True)
-        ui.event = gr.Dropdown([], value=None, label="Event", elem_id="verify-event", allow_custom_value=True)
+    with gr.Row(elem_classes=["ib-compact"]):
+        ui.bench = gr.Dropdown(benchmarks, value=benchmarks[0], label="Benchmark", elem_id="verify-benchmark",
+                               min_width=110)
+        ui.item = gr.Dropdown([], value=None, label="Item", elem_id="verify-item", allow_custom_value=True,
+                              min_width=110)
+        ui.event = gr.Dropdown([], value=None, label="Event", elem_id="verify-event", allow_custom_value=True,
+                               min_width=90)
+    with gr.Row(elem_classes=["ib-compact"]):
+        ui.prev = gr.Button("Previous item (p)", elem_id="verify-prev", size="sm")
         ui.nxt = gr.Button("Next unverified (j)", elem_id="verify-next", size="sm")
-    ui.msg = gr.HTML("", elem_id="verify-msg", js_on_load=None)
-    with gr.Accordion("My queue", open=False, elem_id="verify-queue-box"):
-        ui.queue = gr.HTML("", elem_id="verify-queue", js_on_load=None)
-        ui.pick = hidden_picker("verify")
+    ui.skip = gr.State(None)  # the unfinished item a first `j` warned about; a second `j` leaves it
+    ui.note = gr.State("")  # what a `j` says about the item it left, shown once the next item is open
+    ui.msg = gr.HTML(signed_out_html(), elem_id="verify-msg", js_on_load=None)
 
 
 def _mark_panel(ui) -> None:
     ui.req = gr.HTML("", elem_id="verify-request", js_on_load=None)
-    ui.offset = gr.HTML(offset_html(0.0), elem_id="verify-offset-box", js_on_load=None)
-    ui.unit = gr.Radio([("millisecond", "ms"), ("frame", "frame"), ("second", "second")], value="ms",
-                       label="Mark to the", elem_id="verify-unit")
-    with gr.Row():
-        ui.mark = gr.Textbox(label="Mark (seconds)", elem_id="verify-mark", scale=3)
-        ui.use_time = gr.Button("Use player time", size="sm", elem_id="verify-use-time", scale=1)
+    with gr.Row(elem_classes=["ib-compact"]):
+        ui.mark = gr.Textbox(label="Mark (seconds)", elem_id="verify-mark", scale=2, min_width=90)
+        ui.use_time = gr.Button("Use player time", size="sm", elem_id="verify-use-time", scale=1, min_width=90)
+        ui.unit = gr.Dropdown([("millisecond", "ms"), ("frame", "frame"), ("second", "second")], value="ms",
+                              label="Mark to the", elem_id="verify-unit", scale=1, min_width=90)
     ui.capture = gr.Textbox(elem_id="verify-capture", elem_classes=["ib-hidden"], show_label=False, container=False)
     ui.keymark = gr.Button("mark", elem_id="verify-keymark", elem_classes=["ib-hidden"])
-    with gr.Row():
-        ui.submit = gr.Button("Submit blind mark (Enter)", variant="primary", elem_id="verify-submit")
-        ui.withdraw = gr.Button("Withdraw my mark (u)", elem_id="verify-withdraw")
+    with gr.Row(elem_classes=["ib-compact"]):
+        ui.submit = gr.Button("Submit blind mark (Enter)", variant="primary", elem_id="verify-submit", size="sm")
+        ui.withdraw = gr.Button("Withdraw my mark (u)", elem_id="verify-withdraw", size="sm")
     ui.reveal = gr.HTML(reveal_html(None), elem_id="verify-reveal", js_on_load=None)
+
+
+def _walk_panel(ui) -> None:
+    ui.cur = gr.State(None)
+    with gr.Group(elem_id="verify-walk-box"):
+        gr.HTML('<b>Silence-prefix walk</b> — <kbd>w</kbd> starts, <kbd>?</kbd> lists every key', js_on_load=None)
+        with gr.Row(elem_classes=["ib-compact"]):
+            ui.start = gr.Button("Start / resume walk (w)", elem_id="verify-prefix-start", size="sm")
+            ui.play = gr.Button("Replay (r)", elem_id="verify-prefix-play", size="sm")
+            ui.back = gr.Button("Back (b)", elem_id="verify-prefix-back", size="sm")
+            ui.clear = gr.Button("Not yet (n)", elem_id="verify-prefix-clear", size="sm")
+            ui.hit = gr.Button("Already satisfied (y)", variant="stop", elem_id="verify-prefix-hit", size="sm")
+        ui.pstate = gr.HTML(prefix_html(None), elem_id="verify-prefix-state", js_on_load=None)
+
+
+def _folds(ui) -> None:
+    """What is not needed while marking, folded under the workbench: the queue, the offset, the stills."""
+    with gr.Accordion("My queue", open=False, elem_id="verify-queue-box"):
+        ui.queue = gr.HTML("", elem_id="verify-queue", js_on_load=None)
+        ui.pick = hidden_picker("verify")
+    ui.offset = gr.HTML(offset_html(0.0), elem_id="verify-offset-box", js_on_load=None)
     with gr.Accordion("Reaction-time offset", open=False, elem_id="verify-offset-acc"):
         gr.HTML('<div id="verify-calib-area"><p>Calibrate: press "Start", then press <kbd>c</kbd> (or click '
                 'the box) each time the box turns green; 5 flashes. Or type the offset.</p>'
@@ -172,20 +220,8 @@ def _mark_panel(ui) -> None:
             ui.off_in = gr.Number(label="Offset (s)", value=0.0, minimum=0, maximum=verification.MAX_OFFSET,
                                   step=0.01, elem_id="verify-offset-input")
             ui.off_set = gr.Button("Set offset", size="sm", elem_id="verify-offset-set")
-
-
-def _walk_panel(ui) -> None:
-    gr.Markdown("#### Silence-prefix walk")
-    ui.cur = gr.State(None)
-    with gr.Row():
-        ui.start = gr.Button("Start / resume prefix walk", elem_id="verify-prefix-start")
-        ui.play = gr.Button("Replay interval (r)", elem_id="verify-prefix-play")
-        ui.back = gr.Button("Back (b)", elem_id="verify-prefix-back")
-        ui.clear = gr.Button("Not yet (n)", elem_id="verify-prefix-clear")
-        ui.hit = gr.Button("Already satisfied (y)", variant="stop", elem_id="verify-prefix-hit")
-        gr.Checkbox(value=True, label="Play each interval when it opens", elem_id="verify-prefix-auto")
-    ui.pstate = gr.HTML(prefix_html(None), elem_id="verify-prefix-state", js_on_load=None)
-    ui.frames = gr.Gallery(label="Frames of this interval (whole frames)", columns=3, height="auto",
+    gr.Checkbox(value=True, label="Play each prefix interval when it opens", elem_id="verify-prefix-auto")
+    ui.frames = gr.Gallery(label="Frames of this prefix interval (whole frames)", columns=3, height="auto",
                            object_fit="contain", elem_id="verify-prefix-frames")
 
 
@@ -202,18 +238,19 @@ def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], 
                 ui.offset: offset_html(q.offset)}
 
     @reports_to(ui.msg)
-    def on_item(tok, b, iid):
+    def on_item(tok, b, iid, note):
         if not iid:
             svc.who(tok)
-            return {ui.player: video_html(None, VIDEO_ID), ui.bar: workbench_html(None, VIDEO_ID), ui.req: "",
+            return {ui.player: empty_player("Choose an item (Item above) or press j for the next unverified one."),
+                    ui.bar: workbench_html(None, VIDEO_ID), ui.req: "",
                     ui.event: gr.update(choices=[], value=None), ui.reveal: reveal_html(None),
                     ui.pstate: prefix_html(None), ui.cur: None, ui.msg: "", ui.frames: [], ui.queue: ""}
         o = svc.open(tok, b, iid)
         return {ui.player: video_html(o.item, VIDEO_ID), ui.bar: bar_html(o.item, o.marks), ui.req: request_html(o.item),
                 ui.event: gr.update(choices=[(label, k) for k, label in enumerate(o.events)],
                                     value=0 if o.events else None),
-                ui.reveal: reveal_html(o.reveal), ui.pstate: prefix_html(None), ui.cur: None, ui.msg: "",
-                ui.frames: [], ui.queue: queue_html(o.rows, iid)}
+                ui.reveal: reveal_html(o.reveal), ui.pstate: prefix_html(None), ui.cur: None,
+                ui.msg: ok_html(note) if note else "", ui.frames: [], ui.queue: queue_html(o.rows, iid), ui.note: ""}
 
     @reports_to(ui.msg)
     def on_event(tok, b, iid, ev):
@@ -233,11 +270,24 @@ def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], 
         return marked_out(m, f"{m.user.name}: mark for {iid} event {int(ev) + 1} withdrawn; mark again.")
 
     @reports_to(ui.msg)
-    def on_next(tok, b, iid):
+    def on_next(tok, b, iid, warned):
+        left = svc.left_on(tok, b, iid)
+        if left and warned != iid:  # never leave an unfinished item silently: say what is left, j again leaves
+            return {ui.skip: iid, ui.msg: warn_html(f"{iid} is not finished ({left}). Press j again to leave it "
+                                                    "unfinished; it stays in your queue.")}
         nid = svc.next_item(tok, b, iid)
         if nid is None:
-            return {ui.msg: ok_html("Nothing left to verify in this benchmark.")}
-        return {ui.item: gr.update(value=nid), ui.msg: ""}
+            said = f"{iid} is the only unfinished item left." if left else "Nothing left to verify in this benchmark."
+            return {ui.skip: None, ui.msg: ok_html(said)}
+        said = f"Left {iid} unfinished ({left}); it stays in your queue." if left else ""
+        return {ui.item: gr.update(value=nid), ui.skip: None, ui.note: said, ui.msg: ""}
+
+    @reports_to(ui.msg)
+    def on_prev(tok, b, iid):
+        pid = svc.prev_item(tok, b, iid)
+        if pid is None:
+            return {ui.msg: ok_html("This is the first item of your queue.")}
+        return {ui.item: gr.update(value=pid), ui.skip: None, ui.msg: ""}
 
     @reports_to(ui.msg)
     def on_pick(tok, b, value):
@@ -250,8 +300,9 @@ def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], 
 
     at = [ui.token, ui.bench, ui.item]
     refresh_on(ui.bench.change)
-    events.on(ui.item.change, on_item, at, [ui.player, ui.bar, ui.req, ui.event, ui.reveal, ui.pstate, ui.cur, ui.msg,
-                                            ui.frames, ui.queue], roles=SIGNED_IN, api_name="verify_item")
+    events.on(ui.item.change, on_item, [*at, ui.note], [ui.player, ui.bar, ui.req, ui.event, ui.reveal, ui.pstate,
+                                                      ui.cur, ui.msg, ui.frames, ui.queue, ui.note],
+              roles=SIGNED_IN, api_name="verify_item")
     events.on(ui.event.change, on_event, [*at, ui.event], [ui.reveal, ui.msg], roles=SIGNED_IN,
               api_name="verify_reveal")
     ui.use_time.click(None, None, [ui.mark, ui.capture], js=f"() => window.ibTimeline.useMark('{VIDEO_ID}', 'playhead')")
@@ -260,7 +311,9 @@ def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], 
     events.on(ui.submit.click, on_submit, [*at, ui.event, ui.mark, ui.unit, ui.capture], mark_out, roles=SIGNED_IN,
               api_name="verify_submit")
     events.on(ui.withdraw.click, on_withdraw, [*at, ui.event], mark_out, roles=SIGNED_IN, api_name="verify_withdraw")
-    events.on(ui.nxt.click, on_next, at, [ui.item, ui.msg], roles=SIGNED_IN, api_name="verify_next")
+    events.on(ui.nxt.click, on_next, [*at, ui.skip], [ui.item, ui.skip, ui.note, ui.msg], roles=SIGNED_IN,
+              api_name="verify_next")
+    events.on(ui.prev.click, on_prev, at, [ui.item, ui.skip, ui.msg], roles=SIGNED_IN, api_name="verify_prev")
     events.on(ui.pick.change, on_pick, [ui.token, ui.bench, ui.pick], [ui.item, ui.msg], roles=SIGNED_IN,
               api_visibility="private")
     return refresh_on
@@ -324,22 +377,33 @@ def _wire_walk(events: Events, svc: VerifyService, ui) -> None:
     ui.play.click(None, None, None, js=f"() => window.ibTimeline.playInterval('{VIDEO_ID}')")
 
 
+NOT_SHOWN = "—"
+
+
 def _f(x: Optional[float], pct: bool = False) -> str:
     if x is None:
-        return "–"
+        return NOT_SHOWN
     return f"{100 * x:.0f}%" if pct else f"{x:.3f}"
 
 
 def _ci(ci: Optional[tuple], pct: bool = False) -> str:
     if ci is None:
-        return "–"
+        return NOT_SHOWN
     return f"{_f(ci[0], pct)}–{_f(ci[1], pct)}"
 
 
+def _gated(x: Optional[float], n: int) -> str:
+    """A coefficient (ICC, α, κ): '—' below agreement.MIN_N observations, whatever it computes to."""
+    return NOT_SHOWN if agreement.below_min(n) else _f(x)
+
+
 def agreement_html(reports) -> str:
-    """Timing agreement first (mean |Δ| with its interval, shares within tolerances), then ICC, α on times,
-    and κ / α on labelled bins; warnings under the minimum n; prefix agreement per interval."""
-    parts = []
+    """Timing agreement first (mean |Δ| with its bootstrap interval, shares within tolerances), then ICC, α on
+    times, and κ / α on labelled bins; below the minimum n the interval and coefficients read '—' with the
+    reason; prefix agreement per interval."""
+    parts = [f'<p id="agreement-min-n">Intervals: 95 % percentile bootstrap for mean |Δ| (never below 0), Wilson '
+             f'for shares. ICC, α, κ and the mean\'s interval need at least {agreement.MIN_N} pairs; below that '
+             f'they read {NOT_SHOWN} with the reason.</p>']
     tol = agreement.WITHIN
     for rep in reports:
         head = ["rater", "vs", "n", "mean |Δ| s", "95% CI", "median |Δ| s",
@@ -347,21 +411,27 @@ def agreement_html(reports) -> str:
                 f"κ ({agreement.BIN_S:g} s bins)", f"α nominal ({agreement.BIN_S:g} s bins)", "warning"]
         rows = [(p.a, p.b, p.deltas.n, _f(p.deltas.mean_abs), _ci(p.deltas.mean_abs_ci), _f(p.deltas.median_abs),
                  *[f"{_f(p.deltas.within[t], True)} ({_ci(p.deltas.within_ci[t], True)})" for t in tol],
-                 _f(p.icc), _f(p.alpha_interval), _f(p.kappa), _f(p.alpha_nominal), "; ".join(p.warnings))
+                 _gated(p.icc, p.deltas.n), _gated(p.alpha_interval, p.deltas.n), _gated(p.kappa, p.deltas.n),
+                 _gated(p.alpha_nominal, p.deltas.n),
+                 "; ".join([*filter(None, [agreement.below_min(p.deltas.n)]), *p.warnings]))
                 for p in rep.vs_proposed + rep.pairs]
         parts.append(f"<h4>{esc(rep.benchmark)}</h4>")
         parts.append(table_html(head, rows, f"agreement-{rep.benchmark}") if rows else "<p>No marks yet.</p>")
         if rep.revised:
             parts.append(f'<p class="ib-warn">{rep.revised} mark(s) were re-made after their maker saw the proposed '
                          'time; they are included.</p>')
-        if rep.alpha_all is not None:
+        if rep.alpha_all is not None or rep.alpha_n:
+            why = agreement.below_min(rep.alpha_n, "events marked by two or more")
             parts.append(f'<p>Krippendorff α (interval, on mark times) over all annotators: '
-                         f'<b id="agreement-alpha-{esc(rep.benchmark)}">{rep.alpha_all:.3f}</b></p>')
+                         f'<b id="agreement-alpha-{esc(rep.benchmark)}">{_gated(rep.alpha_all, rep.alpha_n)}</b>'
+                         f'{esc(f" ({why})") if why else ""}</p>')
         ps = rep.prefix
         if ps is not None:
+            why = agreement.below_min(ps.n_intervals, "shared intervals")
             parts.append(f'<p id="agreement-prefix-{esc(rep.benchmark)}">Prefix intervals judged by two or more '
                          f'verifiers: n = {ps.n_intervals}; agreeing {_f(ps.agree_share, True)} '
-                         f'({_ci(ps.agree_ci, True)}); α nominal {_f(ps.alpha)}.</p>')
+                         f'({_ci(ps.agree_ci, True)}); α nominal {_gated(ps.alpha, ps.n_intervals)}'
+                         f'{esc(f" ({why})") if why else ""}.</p>')
             for w in ps.warnings:
                 parts.append(f'<p class="ib-warn">{esc(w)}</p>')
             dis = [(r[0], f"{fmt_time(r[1])}–{fmt_time(r[2])}",

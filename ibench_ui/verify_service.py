@@ -107,8 +107,31 @@ class VerifyService:
         return Queue(ids, first, self._rows(user, benchmark), verification.offset_of(self.ctx.store, user))
 
     def next_item(self, tok: str, benchmark: str, item_id: Optional[str]) -> Optional[str]:
-        """The caller's next item with an unmarked event or an unfinished walk (None: nothing left)."""
-        return self._unverified(self.who(tok), benchmark, item_id)
+        """The caller's next item with an unmarked event or an unfinished walk after `item_id`, wrapping to the
+        first (None: nothing left but `item_id` itself)."""
+        nid = self._unverified(self.who(tok), benchmark, item_id)
+        return None if nid == item_id else nid
+
+    def left_on(self, tok: str, benchmark: str, item_id: Optional[str]) -> Optional[str]:
+        """What the caller has not finished on this item, in words (None: finished, or no item)."""
+        user = self.who(tok)
+        if not item_id:
+            return None
+        it = current_item(self.ctx, benchmark, item_id)
+        tt = verification.timed_targets(it)
+        n = sum(verification.mark_of(self.ctx.store, user, it, t.id) is not None for t in tt)
+        st = self._walk_state(user, it)
+        left = [f"{len(tt) - n} of {len(tt)} event(s) unmarked"] if n < len(tt) else []
+        if st["status"] == "incomplete":
+            left.append(f"prefix walk {st['done']} of {st['total']} intervals decided")
+        return "; ".join(left) or None
+
+    def prev_item(self, tok: str, benchmark: str, item_id: Optional[str]) -> Optional[str]:
+        """The item before `item_id` in the caller's queue, finished or not (None: at the first)."""
+        self.who(tok)
+        ids = [it.id for it in self.ctx.dataset(benchmark).items if verification.timed_targets(it)]
+        k = ids.index(item_id) if item_id in ids else len(ids)
+        return ids[k - 1] if k > 0 else None
 
     def open(self, tok: str, benchmark: str, item_id: str) -> Opened:
         user = self.who(tok)
@@ -200,12 +223,19 @@ class VerifyService:
 
     # ---- unchecked helpers of the checked methods above
     def _marks(self, user: auth.User, it: Item) -> list[dict]:
-        """The caller's own current marks as timeline points."""
-        pts = []
+        """The caller's own current marks (tier "mine") and, on events a reviewer has decided, the other
+        verifiers' marks (tier "others") as timeline points; a blind view holds nothing of anyone else's."""
+        store, pts = self.ctx.store, []
         for k, tg in enumerate(verification.timed_targets(it)):
-            v = verification.mark_of(self.ctx.store, user, it, tg.id)
+            v = verification.mark_of(store, user, it, tg.id)
             if v is not None:
-                pts.append({"t": v.value["t"], "label": f"my mark {k + 1}"})
+                pts.append({"t": v.value["t"], "label": f"my mark {k + 1}", "tier": "mine",
+                            "target": tg.id})
+            if v is None or verification.adjudication_of(store, it, tg.id) is None:
+                continue
+            cur = verification.current_marks(store.verifications(it.benchmark, it.id, kind=verification.TRIGGER))
+            pts += [{"t": o.value["t"], "label": f"{u} {k + 1}", "tier": "others", "color": "#8250df"}
+                    for (u, _i, tid), o in sorted(cur.items()) if tid == tg.id and u != user.name]
         return pts
 
     def _walk_state(self, user: auth.User, it: Item) -> dict:

@@ -5,7 +5,7 @@ that staff can drag, marks as points, a loop region and playback rate 0.25-2x, d
 from __future__ import annotations
 
 import json
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 import gradio as gr
 
@@ -16,15 +16,31 @@ from ibench_ui.static_route import script_tags
 from ibench_ui.waveform import PEAKS_PER_SECOND, file_peaks_b64
 
 RATES = ["0.25", "0.5", "0.75", "1", "1.25", "1.5", "2"]
-SHORTCUTS = [
+# every key's meaning, per view: the player and timeline keys both views share, then the view's own
+PLAYER_KEYS = [
     ("Space / k", "play / pause"), ("← / →", "−1 s / +1 s"), ("Shift+← / Shift+→", "−0.1 s / +0.1 s"),
-    (", / .", "−1 frame / +1 frame"), ("< / >", "slower / faster (0.25–2x)"), ("[ / ]", "previous / next target"),
-    ("+ / − / 0", "zoom in / out / fit"), ("l", "loop the highlighted region"), ("m", "mark now (while playing too)"),
-    ("Enter", "submit the mark / interval not satisfied"), ("u", "withdraw my mark"), ("j", "next unverified item (Verify) / next in queue (Review)"),
-    ("w", "start / resume the prefix walk"), ("n / y", "prefix interval: not yet / already satisfied"), ("b / Backspace", "prefix walk: back one interval"),
-    ("r", "replay the interval exactly"), ("? / F1", "show / hide this sheet"),
-    ("click timeline", "seek there"), ("drag a green edge or red anchor", "propose a new time (staff)"),
+    (", / .", "−1 frame / +1 frame"), ("< / >", "slower / faster (0.25–2x)"),
+    ("+ / − / 0", "zoom in / out / fit"), ("l", "loop the highlighted region"),
+    ("click timeline", "seek there"), ("? / F1", "show / hide this sheet"), ("Escape", "close this sheet"),
 ]
+VIEW_KEYS = {
+    "verify": [
+        ("m", "mark now: the player's time at the key press, less your reaction-time offset"),
+        ("Enter", "submit the mark (during the prefix walk: this interval is not yet satisfied)"),
+        ("u", "withdraw my mark (until a reviewer decides on it)"),
+        ("j", "next unverified item after this one (wraps); if this item is unfinished, the first j says "
+              "what is left and a second j leaves it (it stays in your queue)"),
+        ("p", "previous item in your queue (finished or not)"),
+        ("w", "start / resume the prefix walk"), ("n / y", "prefix interval: not yet / already satisfied"),
+        ("b / Backspace", "prefix walk: back one interval"), ("r", "replay the interval exactly"),
+    ],
+    "review": [
+        ("[ / ]", "previous / next target"), ("j", "next item in the filtered queue"),
+        ("drag a green edge or red anchor", "propose a new time (staff)"),
+    ],
+}
+TIER_H = 16  # px per labelled tier row under the waveform
+WAVE_H = 44  # px of the waveform band (ticks above it)
 
 
 def media_t(item: Item, t: float) -> float:
@@ -55,22 +71,34 @@ def target_shapes(item: Item, editable_fields: Iterable[str] = ()) -> list[dict]
     return out
 
 
-def keys_sheet() -> str:
-    rows = "".join(f"<tr><td><kbd>{esc(k)}</kbd></td><td>{esc(v)}</td></tr>" for k, v in SHORTCUTS)
-    return f'<div class="ib-wb-keys" hidden><b>Keyboard</b> (outside text boxes)<table>{rows}</table></div>'
+def keys_sheet(prefix: str) -> str:
+    """The key sheet of one view as an overlay (fixed, centred; `?` toggles it, Escape or Close shuts it)."""
+    keys = VIEW_KEYS.get(prefix, []) + PLAYER_KEYS
+    rows = "".join(f"<tr><td><kbd>{esc(k)}</kbd></td><td>{esc(v)}</td></tr>" for k, v in keys)
+    return (f'<div class="ib-wb-keys" id="{esc(prefix)}-keys" role="dialog" aria-modal="true" '
+            f'aria-label="Keyboard shortcuts" hidden><div class="ib-wb-keys-box"><b>Keyboard</b> (outside text boxes)'
+            f'<button data-act="keys-close" title="close (Escape)">Close</button><table>{rows}</table></div></div>')
 
 
 def workbench_html(item: Optional[Item], video_id: str, *, show_targets: bool = True,
                    editable_fields: Iterable[str] = (), marks: Iterable[dict] = (),
                    region: Optional[tuple[float, float]] = None, view: Optional[tuple[float, float]] = None,
-                   extra: str = "") -> str:
+                   extra: str = "", tiers: Sequence[tuple[str, str]] = (),
+                   target_ids: Optional[Iterable[str]] = None) -> str:
     """The timeline under a player. `show_targets=False` is the blind view (no target time reaches the page);
-    `editable_fields` makes those windows/anchors draggable (staff); `region` is the highlighted interval."""
+    `editable_fields` makes those windows/anchors draggable (staff); `region` is the highlighted interval.
+    `tiers` are the labelled rows (key, label) under the waveform, ELAN-like: "targets" holds the windows
+    and anchors, any other key the marks whose "tier" names it (default: the targets tier and "marks").
+    `target_ids` keeps only those targets (a verifier's revealed events)."""
     prefix = video_id.split("-")[0]
     if item is None:
         return f'<div class="ib-wb-empty" data-video-none="{esc(video_id)}"></div>'
     dur = duration_of(item)
     shapes = target_shapes(item, editable_fields) if show_targets else []
+    if target_ids is not None:
+        keep = set(target_ids)
+        shapes = [sh for sh in shapes if sh["id"] in keep]
+    tiers = list(tiers) or ([("targets", "targets")] if show_targets else []) + [("marks", "marks")]
     stops = sorted({round(x, 3) for s in shapes for x in ([s["anchor"]] if s["anchor"] is not None else [])
                     + ([s["window"][0]] if s["window"] else [])})
     audio = getattr(item.stream, "audio_path", None) or item.stream.video_path
@@ -80,7 +108,8 @@ def workbench_html(item: Optional[Item], video_id: str, *, show_targets: bool = 
              "stops": json.dumps(stops), "marks": json.dumps(list(marks)),
              "region": json.dumps(list(region)) if region else "", "view": json.dumps(list(view)) if view else "",
              "editable": "1" if show_targets and any(s["window_field"] or s["anchor_field"] for s in shapes) else "0",
-             "item": item.id, "nowave": "no audio track" if not pk else ""}
+             "item": item.id, "nowave": "no audio track" if not pk else "",
+             "tiers": json.dumps([list(t) for t in tiers])}
     data = " ".join(f'data-{k}="{esc(v)}"' for k, v in attrs.items())
     rates = "".join(f'<option value="{r}"{" selected" if r == "1" else ""}>{r}x</option>' for r in RATES)
     bar = ('<div class="ib-wb-bar">'
@@ -93,8 +122,9 @@ def workbench_html(item: Optional[Item], video_id: str, *, show_targets: bool = 
            f'<label>Rate <select class="ib-wb-rate" aria-label="playback rate">{rates}</select></label>'
            '<button data-act="keys" title="keyboard shortcuts (?)">Keys ?</button>'
            f'<span id="{esc(video_id)}-clock" class="ib-clock">t = 0.000 s</span></div>')
-    return (f'<div class="ib-wb" {data}>{bar}<canvas class="ib-wb-canvas" id="{esc(prefix)}-timeline-canvas" '
-            f'aria-label="timeline"></canvas>{keys_sheet()}{extra}</div>')
+    height = 16 + WAVE_H + TIER_H * len(tiers) + 4
+    return (f'<div class="ib-wb" {data} style="--ib-wb-h:{height}px">{bar}<canvas class="ib-wb-canvas" id="{esc(prefix)}-timeline-canvas" '
+            f'aria-label="timeline"></canvas>{keys_sheet(prefix)}{extra}</div>')
 
 
 def build_controls(video_id: str, with_targets: bool) -> None:

@@ -93,17 +93,23 @@
     if (!W) return;
     const [sv0, sv1] = view(id);  // redraw only when something on it changed (the box has 2 cores)
     const sig = [W, H, sv0, sv1, v ? v.currentTime : -1, v ? v.playbackRate : 1, el.dataset.targets, el.dataset.marks,
-                 el.dataset.region, el._peaksKey === el.dataset.peaks ? 1 : el.dataset.peaks.length].join("|");
+                 el.dataset.region, el.dataset.tiers, el._peaksKey === el.dataset.peaks ? 1 : el.dataset.peaks.length].join("|");
     if (sig === el._sig) return;
     el._sig = sig;
     if (cv.width !== Math.round(W * dpr)) { cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr); }
     const g = cv.getContext("2d"); g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, W, H);
     const [v0, v1] = view(id), X = (t) => (t - v0) / (v1 - v0) * W;
-    const TOP = 16, WH = H - TOP - 4, MID = TOP + WH / 2;
+    // ticks on top, the waveform band, then one labelled row per tier (ELAN-like): "targets" holds the
+    // windows and anchors, every other tier the marks that name it
+    const tiers = json(el, "tiers", [["marks", "marks"]]), TH = 16, TOP = 16;
+    const WH = Math.max(20, H - TOP - 4 - TH * tiers.length), MID = TOP + WH / 2, BOT = TOP + WH;
+    const rowOf = (key) => { const i = tiers.findIndex(t => t[0] === key); return i < 0 ? tiers.length - 1 : i; };
+    const rowY = (i) => BOT + i * TH;
     g.fillStyle = "#f6f7f9"; g.fillRect(0, TOP, W, WH);
+    tiers.forEach((t, i) => { g.fillStyle = i % 2 ? "#fbfbfc" : "#eef1f5"; g.fillRect(0, rowY(i), W, TH); });
     // region (loop / prefix interval)
     const reg = json(el, "region", null);
-    if (reg) { g.fillStyle = "rgba(255, 196, 0, .28)"; g.fillRect(X(reg[0]), TOP, X(reg[1]) - X(reg[0]), WH); }
+    if (reg) { g.fillStyle = "rgba(255, 196, 0, .28)"; g.fillRect(X(reg[0]), TOP, X(reg[1]) - X(reg[0]), BOT - TOP + TH * tiers.length); }
     // waveform
     const pk = peaksOf(el), pps = parseFloat(el.dataset.pps) || 0;
     if (pk.length && pps) {
@@ -122,25 +128,32 @@
       const x = Math.round(X(t)) + 0.5; g.beginPath(); g.moveTo(x, TOP - 5); g.lineTo(x, TOP + 4); g.stroke();
       const lab = fmt(t); if (x + 4 < W - 20) g.fillText(lab, Math.min(x + 2, W - g.measureText(lab).width - 2), 10);
     }
-    // windows and anchors (staff only; the server leaves them out of a blind view)
+    // windows and anchors in the targets tier, faint over the waveform (the server leaves them out of a blind view)
+    const ty = rowY(rowOf("targets"));
     for (const tg of json(el, "targets", [])) {
       if (tg.window) {
         const a = X(tg.window[0]), b = X(tg.window[1] === null ? duration(id) : tg.window[1]);
-        g.fillStyle = "rgba(46,160,67,.25)"; g.fillRect(a, TOP, b - a, WH);
+        g.fillStyle = "rgba(46,160,67,.12)"; g.fillRect(a, TOP, b - a, WH);
+        g.fillStyle = "rgba(46,160,67,.45)"; g.fillRect(a, ty + 2, b - a, TH - 4);
         g.fillStyle = "#2ea043"; g.fillRect(a - 1, TOP, 3, WH); if (tg.window[1] !== null) g.fillRect(b - 1, TOP, 3, WH);
       }
       if (tg.anchor !== null && tg.anchor !== undefined) {
-        const x = X(tg.anchor); g.fillStyle = "#d1242f"; g.fillRect(x - 1, TOP, 2, WH);
+        const x = X(tg.anchor); g.fillStyle = "#d1242f"; g.fillRect(x - 1, TOP, 2, WH); g.fillRect(x - 1, ty, 2, TH);
         g.beginPath(); g.moveTo(x - 6, TOP); g.lineTo(x + 6, TOP); g.lineTo(x, TOP + 8); g.fill();
       }
     }
-    // marks and responses as points
+    // marks and responses as points in their tier, with a thin line over the waveform
     g.font = "10px sans-serif";
     for (const m of json(el, "marks", [])) {
-      const x = X(m.t); g.fillStyle = m.color || "#1f6feb";
-      g.beginPath(); g.arc(x, H - 10, 5, 0, 2 * Math.PI); g.fill(); g.fillRect(x - 0.5, TOP, 1, WH);
-      if (m.label) g.fillText(m.label, x + 7, H - 6);
+      const x = X(m.t), y = rowY(rowOf(m.tier || "marks")) + TH / 2; g.fillStyle = m.color || "#1f6feb";
+      g.beginPath(); g.arc(x, y, 4, 0, 2 * Math.PI); g.fill(); g.fillRect(x - 0.5, TOP, 1, WH);
+      if (m.label) g.fillText(m.label, x + 6, y + 4);
     }
+    // tier labels on the left, over everything but the playhead
+    g.font = "bold 10px sans-serif";
+    tiers.forEach((t, i) => { const w = g.measureText(t[1]).width + 8;
+      g.fillStyle = "rgba(255,255,255,.85)"; g.fillRect(0, rowY(i) + 1, w, TH - 2);
+      g.fillStyle = "#24292f"; g.fillText(t[1], 4, rowY(i) + TH - 4); });
     // playhead
     if (v) { const x = X(v.currentTime); g.fillStyle = "#000"; g.fillRect(x - 1, 0, 2, H); }
     const clock = document.getElementById(id + "-clock");
@@ -149,9 +162,18 @@
       clock.textContent = `t = ${v.currentTime.toFixed(3)} s (${fmt(v.currentTime)}) · frame ${Math.floor(v.currentTime * f + 1e-6)} · ${v.playbackRate}x · view ${fmt(v0)}–${fmt(v1)}`;
     }
   }
+  /* A newly opened item brings its whole workbench (#<prefix>-workbench) into view, top first, when part of it
+     is outside the window: the player, timeline, mark and walk controls are then on screen together. */
+  function focusWorkbench(el) {
+    if (el._focused === el.dataset.item || el.offsetParent === null) return;
+    el._focused = el.dataset.item;
+    const wb = document.getElementById(`${el.dataset.prefix}-workbench`); if (!wb) return;
+    const r = wb.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > window.innerHeight) wb.scrollIntoView({ block: "start" });
+  }
   function loop() {
     document.querySelectorAll(".ib-wb[data-video]").forEach(el => {
-      wire(el);
+      wire(el); focusWorkbench(el);
       if (el.dataset.view && el.dataset.view !== el._viewKey) {  // the server asks for a view (a prefix interval)
         el._viewKey = el.dataset.view; const w = json(el, "view", null); if (w) { const s = st(el.dataset.video); s.v0 = w[0]; s.v1 = w[1]; }
       }
@@ -222,11 +244,18 @@
       else if (act === "fit") { const s = st(id); s.v0 = 0; s.v1 = duration(id); }
       else if (act === "pan-left") pan(id, -0.5); else if (act === "pan-right") pan(id, 0.5);
       else if (act === "loop") toggleLoop(id);
-      else if (act === "keys") { const sh = el.querySelector(".ib-wb-keys"); if (sh) sh.hidden = !sh.hidden; }
+      else if (act === "keys") toggleKeys(id);
+      else if (act === "keys-close") toggleKeys(id, false);
     });
     const sel = el.querySelector(".ib-wb-rate");
     if (sel) sel.addEventListener("change", () => P.speed(id, sel.value));
   }
+  /* The key sheet is an overlay: `?` toggles it, Escape or its Close button shuts it. */
+  function toggleKeys(id, show) {
+    const sh = document.querySelector(`.ib-wb[data-video="${id}"] .ib-wb-keys`); if (!sh) return false;
+    sh.hidden = show === undefined ? !sh.hidden : !show; return true;
+  }
+  function openKeys() { return [...document.querySelectorAll(".ib-wb-keys")].filter(sh => !sh.hidden); }
   function toggleLoop(id) {
     const el = wbOf(id), s = st(id); s.loop = !s.loop;
     const b = el && el.querySelector('[data-act="loop"]'); if (b) b.setAttribute("aria-pressed", String(s.loop));
@@ -282,6 +311,7 @@
   }, true);
   document.addEventListener("keydown", (e) => {
     if (calib.on && e.key === "c") { if (calibHit(e.timeStamp)) e.preventDefault(); return; }
+    if (e.key === "Escape" && openKeys().length) { openKeys().forEach(sh => { sh.hidden = true; }); e.preventDefault(); return; }
     if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;
     const id = activeId(); if (!id) return;
     const pre = id.split("-")[0], walk = id === "verify-video" && document.getElementById("verify-prefix-walk");
@@ -301,9 +331,10 @@
       case "-": zoom(id, 2); break;
       case "0": { const s = st(id); s.v0 = 0; s.v1 = duration(id); break; }
       case "l": toggleLoop(id); break;
-      case "?": case "F1": { const sh = document.querySelector(`.ib-wb[data-video="${id}"] .ib-wb-keys`); if (sh) sh.hidden = !sh.hidden; break; }
+      case "?": case "F1": done = toggleKeys(id); break;
       case "m": if (e.repeat) break; P.snapshot(id, "key"); done = clickId(`#${pre}-keymark`); break;
       case "j": done = clickId(`#${pre}-next`); break;
+      case "p": done = clickId(`#${pre}-prev`); break;
       case "w": done = id === "verify-video" && clickId("#verify-prefix-start"); break;
       case "u": done = clickId(`#${pre}-withdraw`); break;
       case "y": done = !!interval && clickId("#verify-prefix-hit"); break;

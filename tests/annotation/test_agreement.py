@@ -14,15 +14,39 @@ def test_delta_stats_hand_worked():
     assert s.within == pytest.approx({0.25: 0.2, 0.5: 0.6, 1.0: 0.8, 2.0: 0.8})
 
 
-def test_mean_interval_and_wilson_interval_hand_worked():
-    # |Δ| = 1, 3: mean 2, sd sqrt(2), t(0.975, df=1) = 12.7062 -> 2 ± 12.7062 * sqrt(2)/sqrt(2)
-    s = ag.delta_stats([1.0, 3.0], [0.0, 0.0])
-    lo, hi = s.mean_abs_ci
-    assert lo == pytest.approx(2 - 12.7062, abs=1e-3) and hi == pytest.approx(2 + 12.7062, abs=1e-3)
+def test_mean_interval_is_a_bootstrap_inside_the_range_and_wilson_interval_hand_worked():
+    # |Δ| = nine 0s and one 5: a resample's mean is 5k/10 = k/2 with k ~ Binomial(10, .1) 5s drawn.
+    # P(k = 0) = .349 > .025 -> the 2.5 % point is 0 (never below 0, as a t-interval was: "-4.500–5.512");
+    # P(k <= 2) = .930 < .975 < P(k <= 3) = .987 -> the 97.5 % point is 3/2 = 1.5
+    s = ag.delta_stats([0.0] * 9 + [5.0], [0.0] * 10)
+    assert s.mean_abs == pytest.approx(0.5)
+    assert s.mean_abs_ci == pytest.approx((0.0, 1.5))
+    # every |Δ| equal: every resample's mean is that value
+    assert ag.delta_stats([1.5] * 10, [1.0] * 10).mean_abs_ci == pytest.approx((0.5, 0.5))
+    # below the minimum n (10 pairs) there is no interval, and the reason says so
+    assert ag.delta_stats([1.0, 3.0], [0.0, 0.0]).mean_abs_ci is None
+    assert ag.below_min(2) == "n = 2 pairs < 10: not computed" and ag.below_min(10) is None
     # Wilson, 3 of 4, z = 1.96: centre (.75 + 1.96²/8)/(1 + 1.96²/4) = .6275,
     # half 1.96/1.9604 * sqrt(.75*.25/4 + 1.96²/64) = .3269 -> (.3006, .9544)
     lo, hi = ag.wilson(3, 4)
     assert lo == pytest.approx(0.3006, abs=1e-3) and hi == pytest.approx(0.9544, abs=1e-3)
+
+
+def test_marks_in_different_bins_hand_worked_table():
+    # ten events on 4 s clips; a marks 1.9 s everywhere, b 2.1 s on five events and 1.8 s on five:
+    # |Δ| = .2 five times and .1 five times -> mean .15, median (.1 + .2)/2 = .15, all within .25 s.
+    # 1 s bins: a labels every clip 0 1 1 1 (bin 1 holds 1.9); b 0 0 1 1 on the 2.1 s events, 0 1 1 1 on the
+    # others. 40 bins: 35 agree; a has 30 ones of 40, b 25 -> po = 35/40, pe = (30*25 + 10*15)/1600 = 900/1600;
+    # kappa = (.875 - .5625)/(1 - .5625) = 5/7 although every pair is within a quarter second
+    a = {k: 1.9 for k in range(10)}
+    b = {k: (2.1 if k < 5 else 1.8) for k in range(10)}
+    p = ag.pair_agreement("a", a, "b", b, {k: 4.0 for k in range(10)})
+    assert p.deltas.n == 10 and ag.below_min(p.deltas.n) is None
+    assert p.deltas.mean_abs == pytest.approx(0.15) and p.deltas.median_abs == pytest.approx(0.15)
+    assert p.deltas.within[0.25] == 1.0 and p.n_bins == 40
+    assert p.kappa == pytest.approx(5 / 7)
+    lo, hi = p.deltas.mean_abs_ci
+    assert 0.1 <= lo <= 0.15 <= hi <= 0.2  # inside [min |Δ|, max |Δ|]
 
 
 def test_one_pair_has_no_interval_and_warns():

@@ -55,7 +55,7 @@ CALLS = [("/verify_item", ITEM), ("/verify_reveal", (*ITEM, 0)), ("/prefix_start
          ("/review_edit", (*ITEM, "target.g1.anchor", "3", "takeover")),
          ("/review_status", (*ITEM, "rejected", "x")), ("/review_export", (ITEM[0], "jsonl", "leak.jsonl", False)),
          ("/users_list", ()), ("/users_add", ("mallory", "admin", "mallory-pass")),
-         ("/verify_withdraw", (*ITEM, 0)), ("/verify_next", ITEM), ("/prefix_back", ITEM),
+         ("/verify_withdraw", (*ITEM, 0)), ("/verify_next", ITEM), ("/verify_prev", ITEM), ("/prefix_back", ITEM),
          ("/review_undo", (*ITEM, None, "undo")), ("/review_adjudicate", (ITEM[0], None, "3", "x")),
          ("/review_reopen", (ITEM[0], None, "x")), ("/review_next", (ITEM[0], "all", "", ITEM[1])),
          ("/verify_submit", (*ITEM, 0, "12.0", "second", ""))]

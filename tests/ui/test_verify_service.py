@@ -50,7 +50,7 @@ def test_a_blind_mark_is_revealed_to_its_maker_only_and_can_be_withdrawn(env):
     m = svc.submit(toks["ann"], IS, BLUE, 0, " 10.5 ", "ms", "")
     assert m.user.name == "ann" and m.t == 10.5
     assert m.reveal["mark"] == 10.5 and m.reveal["proposed"] == 10.0 and m.reveal["delta"] == pytest.approx(0.5)
-    assert m.marks == [{"t": 10.5, "label": "my mark 1"}]
+    assert m.marks == [{"t": 10.5, "label": "my mark 1", "tier": "mine", "target": "g1"}]
     assert (BLUE, "T2", "1/1", "not started") in m.rows
     assert svc.open(toks["ann"], IS, BLUE).reveal["mark"] == 10.5
     other = svc.open(toks["bob"], IS, BLUE)
@@ -113,3 +113,47 @@ def test_agreement_of_one_benchmark_or_all(env):
     svc, toks = env
     assert [r.benchmark for r in svc.agreement(toks["ann"], IS)] == [IS]
     assert len(svc.agreement(toks["ann"], "all")) == 4
+
+
+def test_what_is_left_on_an_item_and_previous_item(env):
+    svc, toks = env
+    # is-t2-blue: one event and nine prefix intervals, both part of verifying it
+    assert svc.left_on(toks["ann"], IS, BLUE) == "1 of 1 event(s) unmarked; prefix walk 0 of 9 intervals decided"
+    svc.submit(toks["ann"], IS, BLUE, 0, "10", "ms", "")
+    svc.mark_interval(toks["ann"], IS, BLUE, 1.0, False)
+    assert svc.left_on(toks["ann"], IS, BLUE) == "prefix walk 1 of 9 intervals decided"
+    assert svc.left_on(toks["ann"], IS, "is-t8a-math") == "1 of 1 event(s) unmarked"  # no prefix
+    svc.submit(toks["ann"], IS, "is-t8a-math", 0, "13", "ms", "")
+    assert svc.left_on(toks["ann"], IS, "is-t8a-math") is None
+    assert svc.left_on(toks["ann"], IS, "") is None
+    # previous: the queue's order, finished or not; nothing before the first
+    assert svc.prev_item(toks["ann"], IS, BLUE) == "is-t1-timer"
+    assert svc.prev_item(toks["ann"], IS, "is-t1-timer") is None
+
+
+def test_next_is_none_when_only_the_current_item_is_unfinished(env):
+    svc, toks = env
+    ids = svc.queue(toks["ann"], IS).ids
+    for iid in ids[1:]:  # every event marked and every walk passed, but on the first item
+        o = svc.open(toks["ann"], IS, iid)
+        for k in range(len(o.events)):
+            svc.submit(toks["ann"], IS, iid, k, "13", "ms", "")
+        state = svc.start_walk(toks["ann"], IS, iid).state
+        while state.get("current"):
+            state = svc.mark_interval(toks["ann"], IS, iid, state["current"][0], False).state
+    assert svc.next_item(toks["ann"], IS, ids[0]) is None
+    assert svc.next_item(toks["ann"], IS, ids[1]) == ids[0]
+
+
+def test_others_marks_show_only_on_events_a_reviewer_decided(env):
+    from annotation import verification
+    svc, toks = env
+    svc.submit(toks["bob"], IS, BLUE, 0, "11", "ms", "")
+    assert svc.open(toks["ann"], IS, BLUE).marks == []  # blind: nothing of bob's before ann's own mark
+    m = svc.submit(toks["ann"], IS, BLUE, 0, "10", "ms", "")
+    assert [p["tier"] for p in m.marks] == ["mine"]  # marked, but not decided: still only ann's own
+    item = svc.ctx.item(IS, BLUE)
+    verification.adjudicate(svc.ctx.store, auth.User("rev", "reviewer"), item, verification.TRIGGER, "g1", 10.4,
+                            "midway")
+    marks = svc.open(toks["ann"], IS, BLUE).marks
+    assert [(p["tier"], p["t"], p["label"]) for p in marks] == [("mine", 10.0, "my mark 1"), ("others", 11.0, "bob 1")]
