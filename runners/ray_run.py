@@ -31,6 +31,7 @@ def connect(address: str) -> None:
     root = Path(__file__).resolve().parents[1]
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")  # the core's retry chatter would break the progress bar
     env = {"py_modules": [str(root / p) for p in PACKAGES],
            "env_vars": {k: os.environ[k] for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE") if k in os.environ}}
     kwargs = {"include_dashboard": False} if address == "local" else {}
@@ -42,6 +43,15 @@ def connect(address: str) -> None:
     except Exception as exc:  # noqa: BLE001 - any failure to join is one line for the user
         raise ConnectionError(f"cannot join the Ray cluster at {address}: {type(exc).__name__}: "
                               f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+
+
+def join(address: str) -> None:
+    """connect(), refused as the one usage error of --ray (run and serve check before doing)."""
+    from runners.checks import usage
+    try:
+        connect(address)
+    except ConnectionError as exc:
+        raise usage(f"expected a Ray cluster to join, found: {exc}", "--ray") from None
 
 
 def cluster_cpus() -> float:
@@ -146,13 +156,10 @@ class RayExecutor:
 
 
 def _collect(item_id: str, gen, on_call, on_wait) -> dict:
-    """Relay a task's stream: calls to `on_call`, retry waits to `on_wait`; return its result. A change of the
-    worker sending is Ray running the item again after a worker died: recorded as `worker_retries`."""
-    workers: list[str] = []
+    """Relay a task's stream: calls to `on_call`, retry waits to `on_wait`; return its result, with the times Ray
+    ran the item again after a worker died recorded as `worker_retries`."""
     for ref in gen:
-        worker, kind, body = ray.get(ref)
-        if not workers or workers[-1] != worker:
-            workers.append(worker)
+        attempt, kind, body = ray.get(ref)
         if kind == "call":
             on_call(body)
         elif kind == "wait":
@@ -160,8 +167,8 @@ def _collect(item_id: str, gen, on_call, on_wait) -> dict:
         elif kind == "error":
             raise RuntimeError(f"item {item_id} failed on the cluster: {body}")
         else:
-            if len(workers) > 1:
-                body["worker_retries"] = len(workers) - 1
+            if attempt:
+                body["worker_retries"] = attempt
             return body
     raise RuntimeError(f"item {item_id}: its Ray task ended without a result")
 
@@ -187,7 +194,7 @@ def _local_item(item, media: Optional[dict]):
 
 
 def _stream(backend, work: dict):
-    """Drive one item on a thread, yielding (worker id, kind, body) as its calls happen, then its result. When
+    """Drive one item on a thread, yielding (attempt, kind, body) as its calls happen, then its result. When
     Ray cancels the task (or the driver is gone) the item stops at its next tick."""
     from runners.evaluate import item_result
     from runners.protocols import get_protocol
@@ -206,13 +213,14 @@ def _stream(backend, work: dict):
         except Exception as exc:  # noqa: BLE001 - sent to the driver, which fails the run with it
             out.put(("error", f"{type(exc).__name__}: {exc}"))
 
-    me = ray.get_runtime_context().get_worker_id()
+    # which run of this task this is (0: the first; Ray's retry after a worker died counts up); no public API yet
+    attempt = ray._private.worker.global_worker.core_worker.get_current_task_attempt_number()
     thread = threading.Thread(target=run, name=f"item-{item.id}", daemon=True)
     thread.start()
     try:
         while True:
             kind, body = out.get()
-            yield me, kind, body
+            yield attempt, kind, body
             if kind in ("result", "error"):
                 return
     finally:

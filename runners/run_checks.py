@@ -56,7 +56,7 @@ def check_run_args(a, options: dict, backend_options: dict) -> RunPlan:
             raise usage(f"expected a number >= 0, found {value!r}", f"--backend-option {key}")
         if key in BACKEND_NUMBERS - BACKEND_COUNTS_FROM_ZERO and (not _is_real(value) or value <= 0):
             raise usage(f"expected a number > 0, found {value!r}", f"--backend-option {key}")
-    _ray_args(a, backend_options)
+    check_ray_args(getattr(a, "ray", None), getattr(a, "ray_media", None), backend_options)
     _pool(a.model)
     checks.check_db(a.db, create=True)
     checks.output_dir(a.out, "--out")
@@ -96,16 +96,15 @@ def check_run_args(a, options: dict, backend_options: dict) -> RunPlan:
     return plan
 
 
-def _ray_args(a, backend_options: dict) -> None:
+def check_ray_args(address: Optional[str], media: Optional[str], backend_options: dict) -> None:
     """--ray is `local`, `auto` or a cluster address, with Ray installed (looked up, not imported); --ray-media
-    and resource requests (num_cpus, num_gpus) only go with it."""
+    and resource requests (num_cpus, num_gpus) only go with it. Shared by `run` and `serve`."""
     import importlib.util
     import re
 
     from runners.backends import RESOURCE_OPTIONS
-    address = getattr(a, "ray", None)
     if address is None:
-        if getattr(a, "ray_media", None) is not None:
+        if media is not None:
             raise usage("expected --ray ADDRESS with it, found none", "--ray-media")
         asked = sorted(RESOURCE_OPTIONS & set(backend_options))
         if asked:

@@ -110,12 +110,8 @@ def main(argv: list[str], p) -> int:
 
 def ray_executor(a, backend_options: dict):
     """Join the cluster before the run row exists (a cluster that cannot be reached is one error line)."""
-    from runners.checks import usage
-    from runners.ray_run import RayExecutor, connect
-    try:
-        connect(a.ray)
-    except ConnectionError as exc:
-        raise usage(f"expected a Ray cluster to join, found: {exc}", "--ray") from None
+    from runners.ray_run import RayExecutor, join
+    join(a.ray)
     return RayExecutor(media=a.ray_media or "shared", resources=backend_options)
 
 
