@@ -30,7 +30,9 @@ class LocalCluster:
 
     def __init__(self, cpus: tuple[int, ...] = (1,), env: Optional[dict] = None):
         self.cpus = tuple(cpus)
-        self.env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", **(env or {}))
+        # Ray starts workers at nice 15; on a machine shared with other work they would starve, and the cluster
+        # would measure the neighbours rather than the run
+        self.env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_worker_niceness="0", **(env or {}))
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.tmp = Path(tempfile.mkdtemp(prefix="ibray"))  # short: Ray's socket paths must stay under 107 bytes

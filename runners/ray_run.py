@@ -23,6 +23,7 @@ RETRIES = 3  # times Ray runs an item again on another worker when the one runni
 MEDIA_MODES = ("shared", "ship")
 PACKAGES = ("annotation", "scoring", "runners")  # the code a worker needs, shipped with the job
 RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU"}
+POOL_THREADS = 1024  # calls that may wait at once for a slot of the cluster-wide endpoint pool
 
 
 def connect(address: str) -> None:
@@ -74,7 +75,7 @@ class RayExecutor:
         self._lock = threading.Lock()
         self._done = threading.Event()
         self._actors: Optional[queue.Queue] = None
-        self._all_actors: list = []
+        self._all_actors: list = []  # item actors and the endpoint pool's actor, ended with the run
 
     def slots(self) -> int:
         """Items the cluster can run at once with the requested resources per item."""
@@ -88,7 +89,8 @@ class RayExecutor:
 
     def item_driver(self, spec, cancel: threading.Event, on_wait: Callable[[float, str], None]):
         job = {"benchmark": spec.benchmark, "protocol": spec.protocol, "options": spec.options,
-               "timing": spec.timing, "model": spec.model, "backend_options": spec.backend_options}
+               "timing": spec.timing, "model": spec.model, "backend_options": spec.backend_options,
+               "pool": self._pool_actor(spec)}
         self._done.clear()
         threading.Thread(target=self._watch, args=(cancel,), name="ray-cancel", daemon=True).start()
         if spec.model.startswith("hf:"):  # a model loads once per actor, not once per item
@@ -118,6 +120,17 @@ class RayExecutor:
                 if actor is not None:
                     self._actors.put(actor)
         return drive_item
+
+    def _pool_actor(self, spec):
+        """For a served model (openai:, realtime:), one actor holding its endpoint pool, so the per-endpoint limit
+        and the cooldown of a failed endpoint hold across every worker of the cluster; else None."""
+        if spec.model.partition(":")[0] not in ("openai", "realtime"):
+            return None
+        pool = load_backend(spec.model, **spec.backend_options).pool  # HTTP clients are built lazily: no call
+        actor = PoolActor.options(num_cpus=0, max_concurrency=POOL_THREADS).remote(pool.urls, pool.limit,
+                                                                                    pool.cooldown)
+        self._all_actors.append(actor)
+        return actor
 
     def _ship(self, item) -> Optional[dict]:
         """shared: None (workers open the item's own paths). ship: {path: (key, object ref)}, each file put into
@@ -200,6 +213,8 @@ def _stream(backend, work: dict):
     from runners.protocols import get_protocol
 
     item = _local_item(work["item"], work["media"])
+    if work["pool"] is not None:
+        backend.pool = RemotePool(work["pool"], backend.pool.urls)
     cancel = threading.Event()
     out: queue.Queue = queue.Queue()
     if hasattr(backend, "on_wait"):
@@ -229,13 +244,52 @@ def _stream(backend, work: dict):
 
 
 @ray.remote
+class PoolActor:
+    """An EndpointPool every worker shares (its blocking acquire runs on one of the actor's threads)."""
+
+    def __init__(self, urls: list[str], limit: int, cooldown: float):
+        from runners.backends.pool import EndpointPool
+        self.pool = EndpointPool(urls, limit, cooldown)
+
+    def acquire(self) -> str:
+        return self.pool.acquire()
+
+    def release(self, url: str, ok: bool) -> None:
+        self.pool.release(url, ok)
+
+    def healthy(self) -> list[str]:
+        return self.pool.healthy()
+
+
+class RemotePool:
+    """The EndpointPool interface a backend calls, answered by the cluster's PoolActor."""
+
+    def __init__(self, actor, urls: list[str]):
+        self.actor, self.urls = actor, urls
+
+    def acquire(self) -> str:
+        return ray.get(self.actor.acquire.remote())
+
+    def release(self, url: str, ok: bool) -> None:
+        ray.get(self.actor.release.remote(url, ok))
+
+    def healthy(self) -> list[str]:
+        return ray.get(self.actor.healthy.remote())
+
+
+_WORKER_BACKENDS: dict = {}  # this worker process's backends, reused by the tasks it runs (one at a time)
+
+
+@ray.remote
 def drive_task(work: dict):
-    """One item, its backend built here (cheap for HTTP clients and baselines)."""
-    backend = load_backend(work["model"], **work["backend_options"])
-    try:
-        yield from _stream(backend, work)
-    finally:
-        backend.close()
+    """One item, on this worker's backend for the model (built by its first task: HTTP clients, baselines)."""
+    import json
+    key = json.dumps([work["model"], work["backend_options"]], sort_keys=True)
+    if key not in _WORKER_BACKENDS:
+        _WORKER_BACKENDS[key] = load_backend(work["model"], **work["backend_options"])
+    backend = _WORKER_BACKENDS[key]
+    backend.reset()
+    yield from _stream(backend, work)
 
 
 @ray.remote

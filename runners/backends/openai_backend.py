@@ -55,7 +55,7 @@ class OpenAIBackend(Backend):
         # called with (seconds, message) before every retry wait, so progress can say why it stands still
         self.on_wait: Optional[Callable[[float, str], None]] = None
         self.name = f"openai:{model}@{','.join(u or 'default' for u in self.base_urls)}"
-        self._pool = shared_pool([u or "default" for u in self.base_urls], max(1, int(concurrency)),
+        self.pool = shared_pool([u or "default" for u in self.base_urls], max(1, int(concurrency)),
                                  float(endpoint_cooldown))
         self._clients: dict = {}
         self._lock = threading.Lock()
@@ -102,7 +102,7 @@ class OpenAIBackend(Backend):
     def respond(self, decision: Decision) -> Reply:
         import openai
 
-        self._get_client(self._pool.urls[0])  # a missing key or package is refused before any call
+        self._get_client(self.pool.urls[0])  # a missing key or package is refused before any call
         kwargs: dict[str, Any] = {"model": self.model, "messages": self.render(decision),
                                   "temperature": self.temperature,
                                   "max_tokens": self.max_tokens or decision.max_new_tokens}
@@ -114,14 +114,14 @@ class OpenAIBackend(Backend):
                 "parameters": t.get("parameters") or {"type": "object", "properties": {}}}} for t in decision.tools]
         started = time.perf_counter()
         last, kind, delay_hint = "", "backend", None
-        pooled = len(self._pool.urls) > 1
+        pooled = len(self.pool.urls) > 1
         tried: list[Attempt] = []
 
         def attempts() -> tuple:
             return tuple(a.to_json() for a in tried) if pooled else ()
 
         for attempt in range(self.retries + 1):
-            endpoint = self._pool.acquire()
+            endpoint = self.pool.acquire()
             sent, kind = time.perf_counter(), None
             try:
                 resp = self._get_client(endpoint).chat.completions.create(**kwargs)
@@ -147,10 +147,10 @@ class OpenAIBackend(Backend):
                 last, kind, delay_hint = f"malformed reply: {_short(exc)}", "malformed", None
             finally:
                 # the server's own failures take it out of the pool for a while; a bad request does not
-                self._pool.release(endpoint, ok=kind not in SERVER_FAILURES and not (kind or "").startswith("http_5"))
+                self.pool.release(endpoint, ok=kind not in SERVER_FAILURES and not (kind or "").startswith("http_5"))
             tried.append(Attempt(endpoint, False, time.perf_counter() - sent, kind))
             if attempt < self.retries:
-                if pooled and self._pool.healthy():  # another server is up: try it now instead of waiting
+                if pooled and self.pool.healthy():  # another server is up: try it now instead of waiting
                     continue
                 if delay_hint is not None:
                     delay, why = min(delay_hint, self.max_retry_after), "Retry-After"
