@@ -169,12 +169,13 @@ class RayExecutor:
 
 
 def _collect(item_id: str, gen, on_call, on_wait) -> dict:
-    """Relay a task's stream: calls to `on_call`, retry waits to `on_wait`; return its result, with the times Ray
-    ran the item again after a worker died recorded as `worker_retries`."""
+    """Relay a task's stream: calls to `on_call` (stored by tick, so a call sent twice is one row), retry waits to
+    `on_wait`; return its result, with the times Ray ran the item again after a worker died as `worker_retries`."""
     for ref in gen:
         attempt, kind, body = ray.get(ref)
-        if kind == "call":
-            on_call(body)
+        if kind == "calls":
+            for call in body:
+                on_call(call)
         elif kind == "wait":
             on_wait(0.0, body)
         elif kind == "error":
@@ -207,8 +208,9 @@ def _local_item(item, media: Optional[dict]):
 
 
 def _stream(backend, work: dict):
-    """Drive one item on a thread, yielding (attempt, kind, body) as its calls happen, then its result. When
-    Ray cancels the task (or the driver is gone) the item stops at its next tick."""
+    """Drive one item on a thread, yielding (attempt, kind, body) as its calls happen (those that came while the
+    last message went out together), then its result. When Ray cancels the task (or the driver is gone) the item
+    stops at its next tick."""
     from runners.evaluate import item_result
     from runners.protocols import get_protocol
 
@@ -232,10 +234,23 @@ def _stream(backend, work: dict):
     attempt = ray._private.worker.global_worker.core_worker.get_current_task_attempt_number()
     thread = threading.Thread(target=run, name=f"item-{item.id}", daemon=True)
     thread.start()
+    made: list = []
     try:
         while True:
-            kind, body = out.get()
-            yield attempt, kind, body
+            batch = [out.get()]
+            while batch[-1][0] == "call" and not out.empty():  # calls faster than the stream: one message
+                batch.append(out.get())
+            calls = [body for kind, body in batch if kind == "call"]
+            made += calls
+            if calls:
+                yield attempt, "calls", calls
+            kind, body = batch[-1]
+            if kind == "result" and attempt:
+                # a retry's messages line up with the dead attempt's by position only, and Ray passes on just
+                # those past what the driver already has: send every call of this attempt once more
+                yield attempt, "calls", made
+            if kind != "call":
+                yield attempt, kind, body
             if kind in ("result", "error"):
                 return
     finally:

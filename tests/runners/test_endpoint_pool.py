@@ -106,3 +106,30 @@ def test_ray_and_pool_arguments_are_refused_before_anything_exists(capsys, tmp_p
     assert len(lines) == 1 and "Traceback" not in err, err
     assert all(n in lines[0] for n in needles), lines[0]
     assert not db.exists()
+
+
+def test_a_realtime_pool_skips_a_server_that_cannot_be_reached(rt_server, tmp_path):
+    from annotation.loaders import demo_dir
+    from runners.batch import BatchRunner, RunSpec
+    from tests.runners.fake_openai import free_port
+    good, _ = rt_server({"speech": []})
+    dead = f"ws://127.0.0.1:{free_port()}/v1/realtime"  # nothing listens there
+    spec = RunSpec(benchmark="omniinteract", model=f"realtime:{dead},{good}", data_dir=str(demo_dir("omniinteract")),
+                   protocol="duplex", limit=1, backend_options={"model": "scripted", "speed": 4.0,
+                                                                  "endpoint_cooldown": 600})
+    health = BatchRunner(Store(tmp_path / "db.sqlite"), spec).run()["run_health"]
+    # the first connection went to the first server, was refused; the session opened on the other one
+    assert {u: (e["attempts"], e["errors"], e["errors_by_kind"]) for u, e in health["endpoints"].items()} == {
+        f"{dead}?model=scripted": (1, 1, {"connection": 1}), f"{good}?model=scripted": (1, 0, {})}
+
+
+def test_a_run_without_ray_never_imports_it(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+    code = ("import sys; from app import main; "
+            f"rc = main(['run', '--benchmark', 'proactivebench', '--model', 'baseline:silent', '--limit', '1', "
+            f"'--db', {str(tmp_path / 'db.sqlite')!r}]); "
+            "sys.exit(rc or ('ray' in sys.modules and 3))")
+    assert subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True).returncode == 0
