@@ -1,5 +1,6 @@
 """`run --ray` on a REAL local Ray cluster (a head and a second node, each a `ray start` process, shared by this
-module's tests): the one-process run's per-item results on the demo and on a generated 200-item set, a worker
+module's tests): the one-process run's per-item results on the demo (media at its paths or shipped through the
+object store) and on a generated 200-item set, a worker
 killed mid-item (retried by Ray, recorded), a driver killed mid-run (the same command resumes), and cancel."""
 import json
 import os
@@ -57,20 +58,28 @@ def test_ray_runs_give_the_one_process_results(cluster, openai_server, tmp_path)
     openai_server.reset()
     openai_server.after(3.0, "DECISION: SPEAK\nRESPONSE: there it is")  # a "model" whose answer depends on time
     model = f"openai:scripted@{openai_server.base_url}"
-    cases = [("demo-motion", ["--model", "baseline:motion"]),
-             ("demo-openai", ["--model", model, "--concurrency", "2"]),
-             ("gen-motion", ["--model", "baseline:motion", "--data", gen]),
-             ("gen-openai", ["--model", model, "--data", gen, "--concurrency", "2"])]
-    for name, args in cases:
+    cases = [("demo-motion", ["--model", "baseline:motion"], []),
+             ("demo-motion-shipped", ["--model", "baseline:motion"], ["--ray-media", "ship"]),
+             ("demo-openai", ["--model", model, "--concurrency", "2"], []),
+             ("gen-motion", ["--model", "baseline:motion", "--data", gen], []),
+             ("gen-openai", ["--model", model, "--data", gen, "--concurrency", "2"], [])]
+    for name, args, on_ray in cases:
         args = ["--benchmark", "proactivebench", *args]
         one = outcome(run(args, tmp_path / f"{name}-one.sqlite"))
-        ray_ = outcome(run(args, tmp_path / f"{name}-ray.sqlite", cluster.address))
+        ray_ = outcome(run(args + on_ray, tmp_path / f"{name}-ray.sqlite", cluster.address))
         assert one["status"] == ray_["status"] == "done", name
         assert len(ray_["items"]) == (200 if name.startswith("gen") else 6), name
         assert ray_ == one, name
     # the scripted model speaks from t=3 on: some generated items are hits, some not (the scores say something)
     scores = {json.dumps(v, sort_keys=True) for v in one["per_item"].values()}
     assert len(scores) > 1
+
+
+def test_an_hf_model_runs_in_actors_with_the_one_process_results(cluster, tiny_llava, tmp_path):
+    args = ["--benchmark", "proactivebench", "--model", f"hf:{tiny_llava}", "--limit", "3",
+            "--backend-option", "max_new_tokens=4", "--backend-option", "device=cpu"]
+    on_ray = outcome(run(args + ["--backend-option", "num_cpus=1"], tmp_path / "ray.sqlite", cluster.address))
+    assert on_ray == outcome(run(args, tmp_path / "one.sqlite")) and len(on_ray["items"]) == 3
 
 
 def test_a_worker_that_dies_mid_item_is_retried_and_recorded(cluster, tmp_path):
