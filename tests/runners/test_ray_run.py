@@ -76,10 +76,10 @@ def test_ray_runs_give_the_one_process_results(cluster, openai_server, tmp_path)
 
 
 def test_an_hf_model_runs_in_actors_with_the_one_process_results(cluster, tiny_llava, tmp_path):
-    args = ["--benchmark", "proactivebench", "--model", f"hf:{tiny_llava}", "--limit", "3",
+    args = ["--benchmark", "proactivebench", "--model", f"hf:{tiny_llava}", "--limit", "2",
             "--backend-option", "max_new_tokens=4", "--backend-option", "device=cpu"]
     on_ray = outcome(run(args + ["--backend-option", "num_cpus=1"], tmp_path / "ray.sqlite", cluster.address))
-    assert on_ray == outcome(run(args, tmp_path / "one.sqlite")) and len(on_ray["items"]) == 3
+    assert on_ray == outcome(run(args, tmp_path / "one.sqlite")) and len(on_ray["items"]) == 2
 
 
 def test_a_worker_that_dies_mid_item_is_retried_and_recorded(cluster, tmp_path):
