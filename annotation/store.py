@@ -40,7 +40,7 @@ _TABLES: dict[str, dict[str, Any]] = {
     "run_calls": dict(columns={"run_id": str, "item_id": str, "t": float, "status": str, "error_kind": str,
                                "attempts": int, "latency_s": float, "prompt": str, "raw_reply": str,
                                "decision": str, "text": str, "compliant": int, "frame_times": str,
-                               "audio_span": str, "created": float},
+                               "audio_span": str, "endpoints": str, "created": float},
                       pk=("run_id", "item_id", "t")),
     "verdicts": dict(columns={"key": str, "judge": str, "prompt_version": str, "score": float, "raw": str,
                               "created": float},
@@ -399,7 +399,8 @@ class Store:
     def add_run_call(self, run_id: str, item_id: str, t: float, *, status: str, error_kind: Optional[str] = None,
                      attempts: int = 0, latency_s: Optional[float] = None, prompt: str = "", raw_reply: str = "",
                      decision: Optional[str] = None, text: str = "", compliant: Optional[bool] = None,
-                     frame_times: Iterable[float] = (), audio_span: Optional[tuple[float, float]] = None) -> None:
+                     frame_times: Iterable[float] = (), audio_span: Optional[tuple[float, float]] = None,
+                     endpoints: Iterable = ()) -> None:
         """Record one model call (a later record for the same tick replaces it: a resumed run retrying an error)."""
         if status not in ("ok", "error", "skipped"):
             raise ValueError(f"run call status must be ok, error or skipped, got {status!r}")
@@ -409,6 +410,7 @@ class Store:
                "compliant": None if compliant is None else int(bool(compliant)),
                "frame_times": json.dumps([round(float(x), 6) for x in frame_times]),
                "audio_span": json.dumps(list(audio_span)) if audio_span is not None else None,
+               "endpoints": json.dumps([list(a) for a in endpoints]) if endpoints else None,  # per attempt, pools
                "created": time.time()}
         with self._lock:
             self.db["run_calls"].insert(row, replace=True)
@@ -421,6 +423,7 @@ class Store:
         for r in rows:
             r["frame_times"] = json.loads(r["frame_times"] or "[]")
             r["audio_span"] = json.loads(r["audio_span"]) if r["audio_span"] else None
+            r["endpoints"] = json.loads(r["endpoints"]) if r.get("endpoints") else []
         return rows
 
     # -- judge verdict cache (scoring.judges.cache.VerdictCache protocol) ---------------------

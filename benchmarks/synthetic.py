@@ -72,3 +72,29 @@ def omniinteract(root: Path, n_videos: int = 250, seed: int = 0) -> None:
         path.write_text(json.dumps({"question_time": 2.0, "question_text": "Guide me through the recipe.",
                                     "answers": [{"answer_time": float(s), "answer_text": f"step {k}", "label": "step"}
                                                 for k, s in enumerate(steps)]}))
+
+
+def proactivebench(root: Path, n_items: int = 200, duration: int = 6, seed: int = 0) -> Path:
+    """n_items short ProactiveBench items (onset and window subtasks) over the demo's videos, copied into root
+    (a dataset's media must lie inside it): real media, small enough to run whole on two cores. Returns root."""
+    import shutil
+
+    from annotation.loaders import demo_dir
+
+    rng = random.Random(seed)
+    videos = sorted((demo_dir("proactivebench") / "videos").glob("*.mp4"))
+    (root / "videos").mkdir(parents=True, exist_ok=True)
+    for v in videos:
+        if not (root / "videos" / v.name).exists():
+            shutil.copyfile(v, root / "videos" / v.name)
+    items = []
+    for i in range(n_items):
+        start = rng.randint(2, duration - 2)
+        base = {"item_id": f"gen-{i:03d}", "video": f"videos/{videos[i % len(videos)].name}", "duration": duration,
+                "request_time": 1.0}
+        if i % 2:
+            items.append({**base, "subtask": "WR", "request": "Tell me when it changes.", "window": [start, start + 2]})
+        else:
+            items.append({**base, "subtask": "OR", "request": "Tell me when it appears.", "onset_second": start})
+    (root / "annotations.json").write_text(json.dumps({"benchmark": "proactivebench", "version": 1, "items": items}))
+    return root

@@ -26,6 +26,8 @@ class AppContext:
     asr_model: Optional[str] = None
     models: ModelRegistry = field(default_factory=ModelRegistry.default)
     loopback: bool = True  # bound to 127.0.0.1 only (serve sets it); with no accounts that is the local single user
+    ray: Optional[str] = None  # serve --ray: the Runs tab's runs go to this (joined) Ray cluster
+    ray_media: Optional[str] = None
     _datasets: dict[str, Dataset] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -1,7 +1,8 @@
 """The server-side model registry: the only models a browser can start, chosen by NAME.
 
 An admin lists models in a TOML file (`python app.py --models FILE`): name -> spec and backend
-options, plus the base URLs and key-variable names those specs may use. A browser sends a name;
+options, plus the base URLs and key-variable names those specs may use (an `openai:` or `realtime:` spec may name
+a pool of servers, `url1,url2,...`, each of them listed). A browser sends a name;
 it never sends a spec, module, path, URL or environment-variable name (docs/security.md). With
 no file the registry holds the weight-free baselines, so the local single user can demo at once.
 The CLI (`python app.py run --model SPEC`) is the machine's own user and keeps every spec form."""
@@ -135,14 +136,18 @@ def _check_spec(where: str, spec: str, options: dict, urls: set[str], envs: set[
     kind = spec.partition(":")[0]
     if kind not in ("baseline", "openai", "hf", "plugin", "realtime"):
         raise ValueError(f"{where}: spec {spec!r} must start with baseline:, openai:, hf:, plugin: or realtime:")
-    if kind == "openai":
-        _, at, base = spec[len("openai:"):].rpartition("@")
-        if not at or base.rstrip("/") not in urls:
-            raise ValueError(f"{where}: base URL {base or '(none)'!r} is not in allowed_base_urls")
-    if kind == "realtime":  # the whole WebSocket URL (query included) must be listed: a realtime model is a URL
-        url = spec[len("realtime:"):]
-        if not url or url.rstrip("/") not in urls:
-            raise ValueError(f"{where}: realtime URL {url or '(none)'!r} is not in allowed_base_urls")
+    if kind in ("openai", "realtime"):  # one URL or a pool (url1,url2,...): every one must be listed
+        from runners.backends.pool import check_urls, split_urls
+        rest = spec[len(kind) + 1:]
+        at, base = ("@", rest) if kind == "realtime" else rest.rpartition("@")[1:]
+        pool = split_urls(base) if at else []
+        what = "realtime URL" if kind == "realtime" else "base URL"
+        for url in pool or [""]:  # the whole realtime URL (query included) is listed: a realtime model is a URL
+            if not url or url.rstrip("/") not in urls:
+                raise ValueError(f"{where}: {what} {url or '(none)'!r} is not in allowed_base_urls")
+        why = check_urls(kind, pool)
+        if why:
+            raise ValueError(f"{where}: {why}")
     env = options.get("api_key_env")
     if env is not None and (not isinstance(env, str) or env not in envs):
         raise ValueError(f"{where}.options.api_key_env: {env!r} is not in allowed_key_envs")

@@ -69,16 +69,22 @@ def start_run(ctx: AppContext, registry: RunRegistry, benchmark: str, model: str
     if protocol is None or (protocol and protocol not in PROTOCOLS):
         raise ValueError(f"Unknown protocol; choose one of {', '.join(sorted(PROTOCOLS))} or leave it empty.")
     lim, conc = _count(limit, "Limit", 0, 10**6), _count(concurrency, "Concurrency", 1, MAX_CONCURRENCY, default=1)
+    on_cluster = ctx.ray is not None and entry.spec.startswith("hf:")  # weights load on the workers only
     try:
         spec, backend = prepare_run(benchmark, entry.spec, ctx.data_dirs[benchmark], protocol or None,
-                                    backend_options=dict(entry.options), limit=lim or None, judge=judge_spec)
+                                    backend_options=dict(entry.options), limit=lim or None, judge=judge_spec,
+                                    load=not on_cluster)
     except Exception as exc:  # noqa: BLE001 - shown to the user as is
         raise ValueError(f"Cannot start {entry.name!r}: {exc}") from None
     from ibench_ui.model_check import reach
     why = reach(backend)  # check before doing: an unreachable server is refused now, not "failed (0/15)" later
     if why:
         raise ValueError(f"Cannot start {entry.name!r}: {why}")
-    runner = BatchRunner(ctx.store, spec, concurrency=conc, backend=backend).start()
+    executor = None
+    if ctx.ray is not None:  # serve --ray: items run on the cluster; cancel stops its tasks
+        from runners.ray_run import RayExecutor
+        executor = RayExecutor(ctx.ray_media or "shared", resources=dict(entry.options))
+    runner = BatchRunner(ctx.store, spec, concurrency=conc, backend=backend, executor=executor).start()
     deadline = time.time() + 30
     while runner.run_id is None and runner.error is None and time.time() < deadline:
         time.sleep(0.05)

@@ -18,9 +18,15 @@ def main(argv: list[str], parser) -> int:
     parser.add_argument("--models", metavar="FILE", default=None,
                         help="TOML model registry (name -> spec, allowed base URLs and key variables): the only "
                              "models the browser can choose, by name (default: the built-in baselines)")
+    parser.add_argument("--ray", metavar="ADDRESS", help="the Runs tab runs items as Ray tasks on this cluster "
+                        "(HOST:PORT, ray://HOST:PORT, auto or local; docs/scale.md)")
+    parser.add_argument("--ray-media", dest="ray_media", choices=("shared", "ship"),
+                        help="with --ray: media from a filesystem every node sees (shared) or shipped (ship)")
     args = parser.parse_args(argv)
     from runners import checks
+    from runners.run_checks import check_ray_args
     checks.check_db(args.db, create=True)  # the same checks as the other verbs, before anything is created
+    check_ray_args(args.ray, args.ray_media, {})
     dirs = {b: getattr(args, b) for b in registry.names() if getattr(args, b)}
     for b, path in dirs.items():
         checks.input_dir(path, f"--{b}")
@@ -41,6 +47,9 @@ def main(argv: list[str], parser) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
+    if args.ray:
+        from runners.ray_run import join
+        join(args.ray)
     ctx = AppContext(store=Store(args.db), data_dirs={k: Path(v) for k, v in dirs.items()},
-                     asr_model=args.asr_model, models=models)
+                     asr_model=args.asr_model, models=models, ray=args.ray, ray_media=args.ray_media)
     return serve(ctx, host=args.host, port=args.port)

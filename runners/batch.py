@@ -20,7 +20,8 @@ from runners.run_health import RunFailed, check_any_call_succeeded, item_has_err
 
 
 # backend options that change how a call is made, never what it answers: changing them resumes the same run
-ANSWER_NEUTRAL_OPTIONS = frozenset({"retries", "timeout", "concurrency", "backoff", "api_key_env", "max_retry_after"})
+ANSWER_NEUTRAL_OPTIONS = frozenset({"retries", "timeout", "concurrency", "backoff", "api_key_env", "max_retry_after",
+                                    "endpoint_cooldown", "num_cpus", "num_gpus"})
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,11 @@ class BatchRunner:
 
     def __init__(self, store: Store, spec: RunSpec, out_dir: Optional[str | Path] = None, concurrency: int = 1,
                  on_progress: Optional[Callable[[int, int], None]] = None, backend=None,
-                 on_call_progress: Optional[Callable[[dict], None]] = None):
+                 on_call_progress: Optional[Callable[[dict], None]] = None, executor=None):
         self.store = store
+        # None: items run on threads of this process; else e.g. runners.ray_run.RayExecutor: items run elsewhere,
+        # their calls and results come back here and only this process writes the store
+        self.executor = executor
         self.spec = spec
         self.out_dir = Path(out_dir) if out_dir else None
         self.concurrency = max(1, int(concurrency))
@@ -140,22 +144,29 @@ class BatchRunner:
         protocol_name, options = self.spec.protocol, self.spec.options
         self._count_calls(run.id, todo, protocol_name, options, n_done, len(items))
         self._progress(n_done, len(items))
-        backend = self._backend or load_backend(self.spec.model, **self.spec.backend_options)
-        if hasattr(backend, "on_wait"):
-            backend.on_wait = self._waiting
+        if self.executor is None:
+            backend = self._backend or load_backend(self.spec.model, **self.spec.backend_options)
+            if hasattr(backend, "on_wait"):
+                backend.on_wait = self._waiting
+
+            def drive_item(it, reuse: dict, on_call) -> dict:
+                proto = get_protocol(protocol_name, **options)  # per item: protocols keep per-item state
+                return item_result(self.spec.benchmark, it, proto, backend, self.cancel_event,
+                                   timing=self.spec.timing, on_call=on_call, reuse=reuse)
+            in_flight = self.concurrency
+        else:
+            drive_item = self.executor.item_driver(self.spec, self.cancel_event, self._waiting)
+            in_flight = self.executor.in_flight(self.concurrency)
         failed_before = {it.id for it in todo if it.id in done}
         try:
-            with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            with ThreadPoolExecutor(max_workers=in_flight) as pool:
                 futures = {}
                 for it in todo:
                     if self.cancel_event.is_set():
                         break
-                    proto = get_protocol(protocol_name, **options)  # per item: protocols keep per-item state
                     reuse = {round(float(r["t"]), 6): CallRecord.from_row(r)
                              for r in self.store.run_calls(run.id, it.id) if r["status"] == "ok"}
-                    futures[pool.submit(item_result, self.spec.benchmark, it, proto, backend, self.cancel_event,
-                                        timing=self.spec.timing, on_call=self._call_recorder(run.id, it.id),
-                                        reuse=reuse)] = it
+                    futures[pool.submit(drive_item, it, reuse, self._call_recorder(run.id, it.id))] = it
                 for fut in as_completed(futures):
                     it = futures[fut]
                     result = fut.result()
@@ -167,6 +178,9 @@ class BatchRunner:
         except Exception as exc:
             self.store.update_run(run.id, status="failed", error=f"{type(exc).__name__}: {exc}")
             raise
+        finally:
+            if self.executor is not None:
+                self.executor.release()
         if self.cancel_event.is_set() and n_done < len(items):
             self.store.update_run(run.id, status="cancelled")
             return {"status": "cancelled", "run_id": run.id, "n_done": n_done, "n_total": len(items)}

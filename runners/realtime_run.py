@@ -208,6 +208,9 @@ def realtime_item_result(benchmark: str, item, backend, cancel: Optional[threadi
                           "latency_s": 0.0, "end": e.meta["end"]} for e in emissions],
            **_counts(result, len(result.responses)), "failed": failed, "cancelled": result.cancelled,
            "hindsight": False, "realtime": realtime}
+    if result.endpoints:  # a pool of servers: sessions per endpoint, for run_health
+        from runners.run_health import endpoint_counts
+        out["endpoints"] = endpoint_counts(result.endpoints)
     if not failed and not result.cancelled:
         out["speech"] = speech_segments(result)
     return out

@@ -17,8 +17,11 @@ PROTOCOL_OPTIONS = {
     "max_new_tokens": ("pos_int", False), "max_long_side": ("pos_int", True), "audio_rate": ("pos_int", False),
     "max_audio_chunks": ("pos_int", False), "blind": ("bool", False), "hint_set": ("str", False),
 }
-BACKEND_NUMBERS = {"timeout", "retries", "concurrency", "max_tokens", "period", "max_new_tokens"}
-BACKEND_COUNTS_FROM_ZERO = {"retries"}  # retries=0: one attempt per call, no retry (issue 12's fault tests use it)
+BACKEND_NUMBERS = {"timeout", "retries", "concurrency", "max_tokens", "period", "max_new_tokens", "endpoint_cooldown",
+                   "num_cpus", "num_gpus"}
+# retries=0: one attempt per call, no retry (issue 12's fault tests use it); num_cpus=0: an HTTP item needs no core
+BACKEND_COUNTS_FROM_ZERO = {"retries", "num_cpus", "num_gpus"}
+RAY_ADDRESS = r"^(local|auto|(ray://)?[A-Za-z0-9.\-]+:[0-9]{1,5})$"
 
 
 @dataclass
@@ -53,6 +56,8 @@ def check_run_args(a, options: dict, backend_options: dict) -> RunPlan:
             raise usage(f"expected a number >= 0, found {value!r}", f"--backend-option {key}")
         if key in BACKEND_NUMBERS - BACKEND_COUNTS_FROM_ZERO and (not _is_real(value) or value <= 0):
             raise usage(f"expected a number > 0, found {value!r}", f"--backend-option {key}")
+    check_ray_args(getattr(a, "ray", None), getattr(a, "ray_media", None), backend_options)
+    _pool(a.model)
     checks.check_db(a.db, create=True)
     checks.output_dir(a.out, "--out")
     _judge(a.benchmark, a.judge)
@@ -89,6 +94,41 @@ def check_run_args(a, options: dict, backend_options: dict) -> RunPlan:
     if plan.skipped:  # something was left out: run exactly the remaining items
         plan.items = tuple(it.id for it in selected)
     return plan
+
+
+def check_ray_args(address: Optional[str], media: Optional[str], backend_options: dict) -> None:
+    """--ray is `local`, `auto` or a cluster address, with Ray installed (looked up, not imported); --ray-media
+    and resource requests (num_cpus, num_gpus) only go with it. Shared by `run` and `serve`."""
+    import importlib.util
+    import re
+
+    from runners.backends import RESOURCE_OPTIONS
+    if address is None:
+        if media is not None:
+            raise usage("expected --ray ADDRESS with it, found none", "--ray-media")
+        asked = sorted(RESOURCE_OPTIONS & set(backend_options))
+        if asked:
+            raise usage("expected --ray ADDRESS with it (a resource request for the cluster's scheduler), found none",
+                        f"--backend-option {asked[0]}")
+        return
+    if not re.match(RAY_ADDRESS, address):
+        raise usage(f"expected local, auto or a cluster address HOST:PORT (or ray://HOST:PORT), found {address!r}",
+                    "--ray")
+    if importlib.util.find_spec("ray") is None:
+        raise usage("expected Ray installed, found none: pip install -r requirements-ray.txt", "--ray")
+
+
+def _pool(model: str) -> None:
+    """An openai: or realtime: spec naming several servers: each URL of the right scheme, none twice."""
+    from runners.backends.pool import check_urls, split_urls
+    kind, _, rest = (model or "").partition(":")
+    if kind not in ("openai", "realtime"):
+        return
+    urls = split_urls(rest if kind == "realtime" else rest.rpartition("@")[2])
+    if len(urls) > 1:
+        why = check_urls(kind, urls)
+        if why:
+            raise usage(why, "--model")
 
 
 def _item_problems(ds, selected) -> list[tuple[str, CliError]]:
@@ -162,8 +202,9 @@ def load_checked_backend(a, options: dict, backend_options: dict, plan: RunPlan)
     from runners.run_plan import prepare_run
     try:
         items, limit = (plan.items, None) if plan.items is not None else (plan.given, a.limit)
+        on_workers = getattr(a, "ray", None) is not None and a.model.startswith("hf:")  # weights load there only
         return prepare_run(a.benchmark, a.model, a.data, a.protocol, options, backend_options, items, limit,
-                           a.judge)
+                           a.judge, load=not on_workers)
     except CliError:
         raise
     except (ValueError, TypeError, KeyError, ImportError, OSError) as exc:

@@ -28,7 +28,23 @@ def call_counts(trace) -> dict:
             "errors_by_kind": trace.errors_by_kind(), "error_ticks": error_ticks(trace),
             "n_retries": trace.n_retries, "n_reused": trace.n_reused, "skipped_ticks": trace.skipped_ticks,
             "n_compliant": trace.n_compliant, "compliance": round(trace.n_compliant / n_ok, 4) if n_ok else None,
-            "latencies": [round(x, 4) for x in trace.poll_latencies]}
+            "latencies": [round(x, 4) for x in trace.poll_latencies],
+            **({"endpoints": endpoint_counts(a for c in trace.calls for a in c.endpoints)}
+               if any(c.endpoints for c in trace.calls) else {})}
+
+
+def endpoint_counts(attempts) -> dict:
+    """Per endpoint of a pool, from [url, ok, latency_s, kind] attempts: attempts, failures by kind and latencies
+    (a replayed call keeps its attempts, so a resumed item counts as an uninterrupted one)."""
+    out: dict = {}
+    for url, ok, latency, kind in attempts:
+        e = out.setdefault(url, {"attempts": 0, "errors": 0, "errors_by_kind": {}, "latencies": []})
+        e["attempts"] += 1
+        e["latencies"].append(round(float(latency), 4))
+        if not ok:
+            e["errors"] += 1
+            e["errors_by_kind"][kind or "backend"] = e["errors_by_kind"].get(kind or "backend", 0) + 1
+    return out
 
 
 def item_has_errors(result: dict) -> bool:
@@ -65,6 +81,7 @@ def summarise(results: dict, item_ids: list[str], *, timing: str, on_error: str,
     n_ok = sum(int(r.get("n_ok") or 0) for r in rs)
     n_compliant = sum(int(r.get("n_compliant") or 0) for r in rs)
     compliance = round(n_compliant / n_ok, 4) if n_ok else None
+    endpoints = _endpoints(rs)
     out = {
         "timing": timing, "on_error": on_error,
         "calls": sum(int(r.get("n_polls") or 0) for r in rs), "ok": n_ok,
@@ -86,7 +103,27 @@ def summarise(results: dict, item_ids: list[str], *, timing: str, on_error: str,
                            "excluded": iid in excluded}
                      for iid in item_ids if iid in results},
     }
+    if endpoints:
+        out["endpoints"] = endpoints
+    if any(r.get("worker_retries") for r in rs):
+        out["worker_retries"] = {i: int(results[i]["worker_retries"]) for i in item_ids
+                                 if i in results and results[i].get("worker_retries")}
     return out
+
+
+def _endpoints(rs: list[dict]) -> dict:
+    """Per endpoint of a pool over the run: attempts, errors by kind, latency p50/p95."""
+    acc: dict = {}
+    for r in rs:
+        for url, e in (r.get("endpoints") or {}).items():
+            a = acc.setdefault(url, {"attempts": 0, "errors": 0, "kinds": Counter(), "lats": []})
+            a["attempts"] += int(e["attempts"])
+            a["errors"] += int(e["errors"])
+            a["kinds"].update(e.get("errors_by_kind") or {})
+            a["lats"].extend(float(x) for x in e.get("latencies") or [])
+    return {url: {"attempts": a["attempts"], "errors": a["errors"], "errors_by_kind": dict(sorted(a["kinds"].items())),
+                  "latency_p50": _pct(a["lats"], 50), "latency_p95": _pct(a["lats"], 95)}
+            for url, a in sorted(acc.items())}
 
 
 def check_any_call_succeeded(health: dict, first_error: Optional[str] = None) -> None:
@@ -110,6 +147,13 @@ def format_health(h: dict) -> str:
              f"excluded {len(h['excluded_items'])}" + (f" ({', '.join(h['excluded_items'][:5])}"
                                                        + (", ..." if len(h['excluded_items']) > 5 else "") + ")"
                                                        if h["excluded_items"] else "")]
+    for url, e in (h.get("endpoints") or {}).items():
+        lines.append(f"endpoint {url}: attempts {e['attempts']}, errors {e['errors']}"
+                     + (f" ({_kinds(Counter(e['errors_by_kind']))})" if e["errors"] else "")
+                     + f", latency p50 {e['latency_p50']} s, p95 {e['latency_p95']} s")
+    if h.get("worker_retries"):
+        n = sum(h["worker_retries"].values())
+        lines.append(f"ray: {n} item attempt(s) retried after a worker died ({', '.join(list(h['worker_retries'])[:5])})")
     if h.get("compliance") is not None:
         pct = 100 * h["compliance"]
         flag = (f"  << FLAG: below {100 * h['compliance_threshold']:.0f} %: the model did not follow the reply "

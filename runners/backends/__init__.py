@@ -1,15 +1,20 @@
 """Model backends behind one interface (`respond(decision) -> Reply`) and `load_backend(spec)`.
 
 Specs: `openai:<model>@<base_url>`, `realtime:<ws url>`, `hf:<path>`, `plugin:<module>:<Class>`,
-`baseline:silent|always|periodic[:N]|motion`. Heavy packages are imported only when used."""
+`baseline:silent|always|periodic[:N]|motion`. An `openai:` or `realtime:` spec may name several servers of one
+model, comma-separated (runners.backends.pool). Heavy packages are imported only when used."""
 from __future__ import annotations
 
 from runners.backends.base import Backend, BackendFailure, BackendUnavailable, Reply
 
+# what a Ray worker asks the cluster's scheduler for (`--backend-option num_gpus=1`), not a backend's own option
+RESOURCE_OPTIONS = frozenset({"num_cpus", "num_gpus"})
+
 
 def load_backend(spec: str, **options) -> Backend:
     """Build a backend from its spec string; `options` go to its constructor (e.g. api_key_env,
-    timeout, retries, concurrency, audio for openai; device, dtype for hf)."""
+    timeout, retries, concurrency, audio for openai; device, dtype for hf), resource requests left out."""
+    options = {k: v for k, v in options.items() if k not in RESOURCE_OPTIONS}
     kind, _, rest = (spec or "").partition(":")
     if kind == "openai":
         model, sep, base_url = rest.rpartition("@")
@@ -42,4 +47,4 @@ def load_backend(spec: str, **options) -> Backend:
                      f"plugin:<module>:<Class> or baseline:<silent|always|periodic[:N]|motion>")
 
 
-__all__ = ["Backend", "BackendFailure", "BackendUnavailable", "Reply", "load_backend"]
+__all__ = ["Backend", "BackendFailure", "BackendUnavailable", "RESOURCE_OPTIONS", "Reply", "load_backend"]

@@ -26,6 +26,7 @@ import numpy as np
 
 from annotation import registry
 from runners.backends.base import Backend, BackendFailure, jpeg_data_url, missing_dependency
+from runners.backends.pool import DEFAULT_COOLDOWN, Attempt, shared_pool, split_urls
 from runners.benchmarks import hook
 
 DEFAULT_INSTRUCTIONS = ("You are watching and listening to a live video stream together with the user. Answer the "
@@ -173,6 +174,7 @@ class StreamResult:
     gaps: list[list[float]] = field(default_factory=list)  # media spans with no model connected
     n_frames: int = 0
     n_audio_chunks: int = 0
+    endpoints: list = field(default_factory=list)  # [url, ok, seconds, kind] per connection (pools only)
     failed: Optional[str] = None
     cancelled: bool = False
 
@@ -230,7 +232,9 @@ def item_tools(item) -> list[dict]:
 
 
 class RealtimeBackend(Backend):
-    """A duplex model over the OpenAI Realtime event protocol. `stream_item` plays one item to it."""
+    """A duplex model over the OpenAI Realtime event protocol. `stream_item` plays one item to it. The URL may
+    name several servers (`url1,url2,...`): each connection goes to the least loaded healthy one (at most
+    `concurrency` sessions each); one that cannot be reached is left out for `endpoint_cooldown` seconds."""
     supports_audio = True
     streams_media = True  # driven by the stream clock, not by protocol ticks (runners.realtime_run)
 
@@ -239,13 +243,17 @@ class RealtimeBackend(Backend):
             import websockets  # noqa: F401
         except ImportError as exc:
             raise missing_dependency("the realtime backend", "websockets==17.4", exc) from None
+        limit = options.pop("concurrency", 4)
+        cooldown = options.pop("endpoint_cooldown", DEFAULT_COOLDOWN)
         modalities = options.pop("modalities", ("text", "audio"))
         if isinstance(modalities, str):
             modalities = tuple(m.strip() for m in modalities.split(",") if m.strip())
         self.options = RealtimeOptions(modalities=tuple(modalities), **options)
         mode = ("video" if self.options.fps > 0 else "audio") if self.options.dialect == "minicpmo" else None
-        self.url = realtime_url(url, self.options.model, mode)
-        self.name = f"realtime:{self.options.model or urlsplit(url).netloc}"
+        self.urls = [realtime_url(u, self.options.model, mode) for u in split_urls(url)] or [realtime_url(url, None)]
+        self.url = self.urls[0]
+        self.pool = shared_pool(self.urls, limit, cooldown)
+        self.name = f"realtime:{self.options.model or urlsplit(self.url).netloc}"
 
     def respond(self, decision):
         raise BackendFailure("realtime backends stream the whole item (runners.realtime_run); they answer no polls")
@@ -374,8 +382,10 @@ class _Run:
         attempts = 0
         drop_t: Optional[float] = None
         while True:
+            endpoint, started, lost = self.b.pool.acquire(), time.perf_counter(), "connection"
             try:
-                self._connection(drop_t)
+                self._connection(drop_t, endpoint)
+                lost = None
                 return
             except _Dropped as exc:
                 # the gap starts where the sent audio ends; speech already received still plays out
@@ -392,26 +402,33 @@ class _Run:
                 time.sleep(min(2.0, 0.2 * attempts))  # the clock runs on: a slow reconnect is a longer gap
             except ClockStale as exc:
                 self.r.failed = str(exc)
+                lost = None
                 return
             except BackendFailure as exc:
                 self.r.failed = str(exc)
+                lost = None  # the session's own failure, not the server's
                 return
+            finally:
+                self.b.pool.release(endpoint, ok=lost is None)
+                if len(self.b.urls) > 1:
+                    self.r.endpoints.append(Attempt(endpoint, lost is None, time.perf_counter() - started,
+                                                    lost).to_json())
 
     # -- one connection ----------------------------------------------------------------------
-    def _connect(self):
+    def _connect(self, url: str):
         from websockets.exceptions import InvalidHandshake, InvalidURI
         from websockets.sync.client import connect
 
         try:
-            return connect(self.b.url, additional_headers=self.b._headers(), open_timeout=self.o.connect_timeout,
+            return connect(url, additional_headers=self.b._headers(), open_timeout=self.o.connect_timeout,
                            max_size=None, compression=None)
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
-            raise _Dropped(f"cannot connect to {self.b.url}: {type(exc).__name__}: {exc}") from None
+            raise _Dropped(f"cannot connect to {url}: {type(exc).__name__}: {exc}") from None
 
-    def _connection(self, drop_t: Optional[float]) -> None:
+    def _connection(self, drop_t: Optional[float], url: str) -> None:
         from websockets.exceptions import ConnectionClosed
 
-        ws = self._connect()
+        ws = self._connect(url)
         self.ws = ws
         stop = threading.Event()
         sender_error: list[BaseException] = []

@@ -11,8 +11,10 @@ from runners.cli.common import benchmarks
 
 def main(argv: list[str], p) -> int:
     p.add_argument("--benchmark", required=True, choices=benchmarks())
-    p.add_argument("--model", required=True, help="openai:<model>@<base_url> | realtime:<ws url> | hf:<path> | plugin:<module>:<Class> | "
-                                                  "baseline:<silent|always|periodic[:N]|motion>")
+    p.add_argument("--model", required=True, help="openai:<model>@<base_url>[,<base_url>...] | realtime:<ws url>[,<ws url>...] | "
+                                                  "hf:<path> | plugin:<module>:<Class> | "
+                                                  "baseline:<silent|always|periodic[:N]|motion> (several URLs: an "
+                                                  "endpoint pool, docs/scale.md)")
     p.add_argument("--data", help="dataset folder (default: the embedded demo)")
     p.add_argument("--protocol", help="default: the benchmark's paper protocol")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -32,6 +34,11 @@ def main(argv: list[str], p) -> int:
     p.add_argument("--judge", help="content judge spec for scoring (default: the benchmark's reference judge)")
     p.add_argument("--db", default="ibench.sqlite")
     p.add_argument("--out", help="folder for report.json and the native prediction files (its parent must exist)")
+    p.add_argument("--ray", metavar="ADDRESS", help="run the items as Ray tasks on the cluster at ADDRESS "
+                   "(HOST:PORT, ray://HOST:PORT, auto), or `local` to start a Ray instance here (docs/scale.md)")
+    p.add_argument("--ray-media", dest="ray_media", choices=("shared", "ship"),
+                   help="with --ray: workers open the media at its own paths (shared: a filesystem every node sees; "
+                        "the default) or get it shipped through Ray's object store (ship)")
     p.add_argument("--skip-invalid", dest="skip_invalid", action="store_true",
                    help="leave out items whose annotation or media has problems (listed and stored in the report) "
                         "instead of refusing")
@@ -51,6 +58,7 @@ def main(argv: list[str], p) -> int:
     options, backend_options = parse_options(a.option), parse_options(getattr(a, "backend_option", []) or [])
     plan = check_run_args(a, options, backend_options)  # nothing exists yet; refusals leave nothing behind
     spec, backend = load_checked_backend(a, options, backend_options, plan)
+    executor = ray_executor(a, backend_options) if getattr(a, "ray", None) else None
     # --timing decides what is scored (part of the run's identity); --on-error only how stored calls are scored
     spec = replace(spec, timing=getattr(a, "timing", None) or "decision",
                    on_error=getattr(a, "on_error", None) or "exclude")
@@ -75,7 +83,7 @@ def main(argv: list[str], p) -> int:
     if options:
         print(f"protocol {protocol} with options {options}", file=sys.stderr)
     runner = BatchRunner(store, spec, out_dir=a.out, concurrency=a.concurrency, backend=backend,
-                         on_call_progress=call_progress,
+                         on_call_progress=call_progress, executor=executor,
                          on_progress=lambda done, total: call_progress(dict(runner.progress)))
     previous = {sig: signal.signal(sig, lambda *_: runner.cancel())  # a kill ends the run `cancelled`
                 for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -98,6 +106,13 @@ def main(argv: list[str], p) -> int:
     if a.out:
         print(f"report and native predictions in {a.out}")
     return 0
+
+
+def ray_executor(a, backend_options: dict):
+    """Join the cluster before the run row exists (a cluster that cannot be reached is one error line)."""
+    from runners.ray_run import RayExecutor, join
+    join(a.ray)
+    return RayExecutor(media=a.ray_media or "shared", resources=backend_options)
 
 
 def parse_options(pairs: list[str]) -> dict:

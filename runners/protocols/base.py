@@ -102,6 +102,7 @@ class Reply:
     error: Optional[str] = None
     attempts: int = 1
     error_kind: Optional[str] = None  # http_<status> | timeout | connection | malformed | backend
+    endpoints: tuple = ()  # [url, ok, latency_s, kind] per attempt, when the backend calls a pool of servers
 
 
 @dataclass
@@ -120,6 +121,7 @@ class CallRecord:
     compliant: Optional[bool] = None  # the reply followed the protocol's format (ok calls only)
     frame_times: tuple[float, ...] = ()
     audio_span: Optional[tuple[float, float]] = None
+    endpoints: tuple = ()  # [url, ok, latency_s, kind] per attempt (HTTP backends)
     reused: bool = False  # replayed from an earlier attempt (not stored again)
 
     def store_fields(self) -> dict:
@@ -127,7 +129,8 @@ class CallRecord:
         return {"status": self.status, "error_kind": self.error_kind, "attempts": self.attempts,
                 "latency_s": self.latency_s,  # unrounded: a replayed call arrives exactly when it did "prompt": self.prompt,
                 "raw_reply": self.raw_reply, "decision": self.decision, "text": self.text,
-                "compliant": self.compliant, "frame_times": self.frame_times, "audio_span": self.audio_span}
+                "compliant": self.compliant, "frame_times": self.frame_times, "audio_span": self.audio_span,
+                "endpoints": self.endpoints}
 
     @classmethod
     def from_row(cls, row: dict) -> "CallRecord":
@@ -137,7 +140,8 @@ class CallRecord:
                    prompt=row.get("prompt") or "", raw_reply=row.get("raw_reply") or "",
                    decision=row.get("decision"), text=row.get("text") or "",
                    compliant=None if row.get("compliant") is None else bool(row["compliant"]),
-                   frame_times=tuple(row.get("frame_times") or ()), audio_span=tuple(span) if span else None)
+                   frame_times=tuple(row.get("frame_times") or ()), audio_span=tuple(span) if span else None,
+                   endpoints=tuple(tuple(a) for a in row.get("endpoints") or ()))
 
 
 @dataclass(frozen=True)
@@ -376,10 +380,11 @@ class BackendFailure(RuntimeError):
     """Raised by backends when a poll failed after retries (transport, server or timeout). `kind` names the
     failure for the run's counts (http_500, http_429, timeout, connection, malformed, backend)."""
 
-    def __init__(self, message: str, kind: str = "backend", attempts: int = 1):
+    def __init__(self, message: str, kind: str = "backend", attempts: int = 1, endpoints: tuple = ()):
         super().__init__(message)
         self.kind = kind
         self.attempts = attempts
+        self.endpoints = endpoints
 
 
 TIMINGS = ("decision", "arrival")
@@ -475,10 +480,12 @@ def drive(item: Item, protocol: Protocol, backend, *, media: Optional[Media] = N
                     reply = backend.respond(decision)
                 except BackendFailure as exc:
                     reply = Reply("", time.perf_counter() - started, None, str(exc),
-                                  getattr(exc, "attempts", 1), getattr(exc, "kind", "backend"))
+                                  getattr(exc, "attempts", 1), getattr(exc, "kind", "backend"),
+                                  getattr(exc, "endpoints", ()))
                 if not isinstance(reply, Reply):
                     reply = Reply(str(reply or ""), time.perf_counter() - started)
             call.attempts, call.latency_s = reply.attempts, reply.latency_s
+            call.endpoints = tuple(old.endpoints if call.reused else reply.endpoints)  # resume keeps per-endpoint counts
             trace.poll_latencies.append(reply.latency_s)
             arrival = busy_until = t + reply.latency_s
             emissions = protocol.absorb(state, decision, reply)

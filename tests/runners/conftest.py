@@ -2,6 +2,8 @@
 them, tiny local models and a scripted OpenAI-compatible server."""
 from __future__ import annotations
 
+import json
+import select
 import shutil
 import subprocess
 import sys
@@ -182,3 +184,28 @@ def openai_server():
 def fake_server(openai_server):
     openai_server.reset()
     return openai_server
+
+
+@pytest.fixture()
+def rt_server(tmp_path):
+    """start(config) -> (url, log path): a scripted server process, stopped (by its pid) after the test."""
+    procs = []
+
+    def start(config: dict):
+        log = tmp_path / f"events{len(procs)}.jsonl"
+        cfg = tmp_path / f"server{len(procs)}.json"
+        cfg.write_text(json.dumps({**config, "log": str(log)}))
+        server = Path(__file__).with_name("realtime_server.py")
+        proc = subprocess.Popen([sys.executable, str(server), str(cfg)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        procs.append(proc)
+        ready, _, _ = select.select([proc.stdout], [], [], 120)
+        line = proc.stdout.readline() if ready else ""
+        err = proc.stderr.read() if proc.poll() is not None else ""
+        assert line.startswith("LISTENING"), f"scripted server did not start: {line!r} {err}"
+        return f"ws://127.0.0.1:{int(line.split()[1])}/v1/realtime", log
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        proc.wait(timeout=30)

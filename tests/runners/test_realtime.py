@@ -5,7 +5,6 @@ place that speech on the stream's timeline where it arrived. Expected times are 
 from __future__ import annotations
 
 import json
-import select
 import shutil
 import subprocess
 import sys
@@ -27,7 +26,6 @@ from runners.batch import BatchRunner, RunSpec
 from runners.realtime_run import (chunk_of_response, emissions_from_transcript, realtime_item_result, response_words,
                                   speech_audio, speech_segments)
 
-SERVER = Path(__file__).with_name("realtime_server.py")
 ONSET_TOL = 0.15  # onset accuracy, checked at speed 0.5: a scheduling delay of 0.3 s on a loaded machine fits
 LOOSE_TOL = 0.5  # tests of what becomes of speech (conversions, dialects, live hooks) at speed 1
 PHRASES = {"a": "The ball just appeared.", "b": "It changed four times."}
@@ -44,30 +42,6 @@ def wavs(tmp_path_factory) -> dict:
         subprocess.run([exe, "-w", str(d / f"{key}.wav"), text], check=True)
         out[key] = str(d / f"{key}.wav")
     return out
-
-
-@pytest.fixture()
-def rt_server(tmp_path):
-    """start(config) -> (url, log path): a scripted server process, stopped (by its pid) after the test."""
-    procs = []
-
-    def start(config: dict):
-        log = tmp_path / f"events{len(procs)}.jsonl"
-        cfg = tmp_path / f"server{len(procs)}.json"
-        cfg.write_text(json.dumps({**config, "log": str(log)}))
-        proc = subprocess.Popen([sys.executable, str(SERVER), str(cfg)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        procs.append(proc)
-        ready, _, _ = select.select([proc.stdout], [], [], 120)
-        line = proc.stdout.readline() if ready else ""
-        err = proc.stderr.read() if proc.poll() is not None else ""
-        assert line.startswith("LISTENING"), f"scripted server did not start: {line!r} {err}"
-        return f"ws://127.0.0.1:{int(line.split()[1])}/v1/realtime", log
-
-    yield start
-    for proc in procs:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def events(log: Path, closed: int = 1) -> list[dict]:
