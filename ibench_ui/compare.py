@@ -1,13 +1,14 @@
 """Compare tab: one item, any set of responders (each participant, each model run or live model sitting), an
 interactive timeline with one lane per responder (a person and a model never share one) and every response coloured by its verdict under the benchmark's rules; clicking a point
 seeks the video there. Links of the form ?view=compare&benchmark=..&responders=..&item=.. open it, as a new page or,
-clicked in the Leaderboard, inside this page (leaderboard.js writes the link's query into the hidden #compare-open).
+clicked in the Leaderboard, inside this page (leaderboard.js writes the link's query into a hidden box of the
+Leaderboard, which build_compare's opener wires to this tab).
 A study filter keeps one study's participants; choosing an item ticks exactly the responders who sat it. The tab
 draws and wires; CompareService chooses and queries, checking the caller's role."""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Optional
+from typing import Callable, Optional
 from urllib.parse import parse_qsl
 
 import gradio as gr
@@ -55,18 +56,19 @@ def render(view: View):
 
 
 def build_compare(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = None,
-                  tabs: Optional[gr.Tabs] = None) -> None:
+                  tabs: Optional[gr.Tabs] = None) -> Callable[[gr.Textbox], None]:
     """Lay out the Compare tab over a CompareService; with `demo` and `tabs`, a ?view=compare link opens and
     fills it. Responders, windows and reference text come only from role-checked events (each declares
-    reviewers and admins), never from initial values, which anyone can read in /config."""
+    reviewers and admins), never from initial values, which anyone can read in /config. Returns the opener:
+    given a (hidden) textbox of another tab, a ?view=compare query written into it opens this tab in the page."""
     svc = CompareService(ctx)
     ui = SimpleNamespace(token=events.token, tabs=tabs)
     _choosers(ctx, ui, locked=demo is not None)
     _panels(ui, View(ctx.benchmarks()[0], None, []))
     _wire_choices(events, svc, ui)
-    _wire_in_page(events, svc, ui)
     if demo is not None:
         _wire_opening(events, svc, ui, demo)
+    return lambda box: _wire_in_page(events, svc, ui, box)
 
 
 def _choosers(ctx: AppContext, ui, locked: bool) -> None:
@@ -80,8 +82,6 @@ def _choosers(ctx: AppContext, ui, locked: bool) -> None:
         ui.study = gr.Dropdown([("every responder", "")], value="", label="Study (humans from one study only)",
                                elem_id="compare-study")
         ui.refresh = gr.Button("Refresh", elem_id="compare-refresh", scale=0)
-    # a Leaderboard click writes its link's query here (leaderboard.js): Compare opens on it inside this page
-    ui.open = gr.Textbox("", visible="hidden", elem_id="compare-open")
     ui.who = gr.CheckboxGroup([], value=[], label="Responders (participants, model runs, live models)",
                               elem_id="compare-responders")
 
@@ -155,14 +155,15 @@ def _wire_choices(events: Events, svc: CompareService, ui) -> None:
               roles=STAFF)
 
 
-def _wire_in_page(events: Events, svc: CompareService, ui) -> None:
-    """A link's query written into #compare-open (a Leaderboard click) opens Compare in this page, signed in."""
+def _wire_in_page(events: Events, svc: CompareService, ui, box: gr.Textbox) -> None:
+    """A link's query written into `box` (a Leaderboard click) opens Compare in this page, signed in. The box
+    lives in the tab clicked in: a tab not yet shown has no elements for a script to write into."""
     def on_open(tok, query: str):
         opened = _opened(svc, ui, tok, dict(parse_qsl((query or "").split("#")[0].lstrip("?"))))
         return opened if opened is not None else gr.skip()
 
     outs = [ui.bench, ui.item, ui.who, ui.study, ui.player, ui.plot, ui.lanes]
-    events.on(ui.open.input, on_open, [ui.token, ui.open], outs + ([ui.tabs] if ui.tabs is not None else []),
+    events.on(box.change, on_open, [ui.token, box], outs + ([ui.tabs] if ui.tabs is not None else []),
               roles=STAFF, api_visibility="private", show_progress="hidden")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Callable, Optional
 
 import gradio as gr
 
@@ -102,9 +103,11 @@ def report_zip(ctx: AppContext, n_resamples: int, seed: int, min_n: int, ci: str
     return z
 
 
-def build_leaderboard(ctx: AppContext, events: Events, tab=None) -> None:
+def build_leaderboard(ctx: AppContext, events: Events, tab=None,
+                      open_compare: Optional[Callable[[gr.Textbox], None]] = None) -> None:
     """Lay out the Leaderboard tab (everyone's figures: reviewers and admins); with `tab`, it refreshes
-    whenever the tab is selected."""
+    whenever the tab is selected; with `open_compare` (build_compare's opener), a clicked score opens Compare in
+    this page through the hidden #leaderboard-open box (leaderboard.js)."""
     with gr.Row():
         resamples = gr.Number(1000, label="Bootstrap resamples", precision=0, minimum=10, maximum=100000,
                               elem_id="leaderboard-resamples")
@@ -120,6 +123,8 @@ def build_leaderboard(ctx: AppContext, events: Events, tab=None) -> None:
     board = gr.HTML('<div id="leaderboard"><p>Press Refresh to compute.</p></div>', elem_id="leaderboard-box",
                     head=script_tags(["inpage.js", "leaderboard.js"]), js_on_load="ibLeaderboard.sortable(element)")
     tables_md = gr.Markdown("", elem_id="leaderboard-tables")
+    if open_compare is not None:
+        open_compare(gr.Textbox("", visible="hidden", elem_id="leaderboard-open"))
     with gr.Row():
         report_btn = gr.Button("Build report (Markdown, CSV, figures) as zip", elem_id="leaderboard-report", scale=0)
         report_file = gr.File(label="Report", interactive=False, elem_id="leaderboard-report-file")

@@ -122,15 +122,22 @@ def _wire_runs(events: Events, svc: RunsService, ui) -> None:
 
     @raises_shown
     def on_open(tok, rid):
+        """A clicked run: its id, its report, and it chosen in the drill-down below (its items follow)."""
         rid = (rid or "").split("#")[0]
-        return {ui.run_id: rid, ui.report: report_html(svc.report(tok, rid))}
+        runs = svc.run_choices(tok)
+        chosen = rid if rid in {v for _, v in runs} else None
+        items, verdicts = svc.run_filters(tok, chosen)
+        return {ui.run_id: rid, ui.report: report_html(svc.report(tok, rid)),
+                ui.d_run: gr.Dropdown(choices=runs, value=chosen),
+                ui.d_item: gr.Dropdown(choices=items, value=items[0] if items else None),
+                ui.d_filter: gr.Dropdown(choices=verdicts, value="all")}
 
     events.on(ui.start.click, on_start, [ui.token, ui.bench, ui.model, ui.protocol, ui.limit, ui.conc, ui.judge],
               [ui.status, ui.run_id, ui.table], roles=SIGNED_IN)
     events.on(ui.cancel.click, on_cancel, [ui.token, ui.run_id], [ui.status, ui.table], roles=SIGNED_IN)
     events.on(ui.show.click, on_show, [ui.token, ui.run_id], [ui.report], roles=SIGNED_IN)
-    events.on(ui.open.input, on_open, [ui.token, ui.open], [ui.run_id, ui.report], roles=SIGNED_IN,
-              api_visibility="private", show_progress="hidden")
+    events.on(ui.open.change, on_open, [ui.token, ui.open], [ui.run_id, ui.report, ui.d_run, ui.d_item, ui.d_filter],
+              roles=SIGNED_IN, api_visibility="private", show_progress="hidden")
 
 
 def _wire_drill(events: Events, svc: RunsService, ui) -> None:

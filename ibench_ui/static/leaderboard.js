@@ -1,13 +1,13 @@
 /* ibench-ui Leaderboard tab: click a header to sort by it (numbers by data-sort, text otherwise); click again
    to reverse. Click a score (a ?view=compare link) to open Compare inside this page: the link's query goes into
-   Compare's hidden #compare-open box (inpage.js), whose input event selects the tab and its responders on the server
+   the Leaderboard's hidden #leaderboard-open box (inpage.js), whose input event selects the tab and its responders on the server
    (a new page would lose the sign-in). A modified click still opens the link as a page. */
 (function () {
   "use strict";
   if (window.ibLeaderboard) return;
 
   function openInPage(a) {
-    return window.ibInPage.send('compare-open', a.getAttribute('href') || '');
+    return window.ibInPage.send('leaderboard-open', a.getAttribute('href') || '');
   }
 
   function click(ev) {
