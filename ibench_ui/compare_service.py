@@ -1,8 +1,8 @@
 """The Compare tab's server side, without Gradio: a benchmark's items and responders (each study participant,
-studio session, model run or live model sitting, all or one study's; never the pooled humans), what to show first or what a ?view=compare link
-asks for, one item's lanes, and their export as files. Every method takes the caller's sign-in token first and
-checks on the server that they are a reviewer or admin (everyone's responses are shown), then returns plain
-data for the tab to draw."""
+studio session, model run or live model sitting, all or one study's; never the pooled humans), what to show first
+or what a ?view=compare link asks for, who sat an item, one item's lanes, and their export as files. Every method
+takes the caller's sign-in token first and checks on the server that they are a reviewer or admin (everyone's
+responses are shown), then returns plain data for the tab to draw."""
 from __future__ import annotations
 
 import tempfile

@@ -155,8 +155,8 @@ def decisions_table(ds, item_id: str, rows: list[Decision], flt: str = "all", el
                            f'{esc(fmt_time(d.t))}–{esc(fmt_time(last_t))}">×{count}</b>')
             lat = f"{d.latency_s * 1000:.0f} ms" if isinstance(d.latency_s, (int, float)) else "–"
             span = f"–{esc(fmt_time(last_t))}" if count > 1 else ""
-            body.append(f'<tr class="ib-decision ib-v-{esc(d.verdict)}" data-t="{d.t:.3f}" data-verdict="{esc(d.verdict)}"'
-                        f' data-count="{count}">'
+            body.append(f'<tr class="ib-decision ib-v-{esc(d.verdict)}" data-t="{d.t:.3f}" '
+                        f'data-verdict="{esc(d.verdict)}" data-count="{count}">'
                         f'<td class="ib-t">{esc(fmt_time(d.t))}{span}<br><small>{lat}, {d.attempts} try</small></td>'
                         f'<td class="ib-given">{given or "–"}</td><td>{_cell(d.prompt)}</td><td>{_cell(d.raw_reply)}</td>'
                         f'<td class="ib-parsed">{parsed}</td>'

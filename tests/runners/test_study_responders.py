@@ -136,3 +136,27 @@ def test_report_refuses_an_unknown_study_with_one_line(studied, tmp_path, capsys
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: --study: no study with id or name 'nope'; studies: ")
     assert "(pilot)" in err[0] and "(other)" in err[0]
+
+
+def test_compare_ticks_exactly_who_sat_the_item_and_filters_by_study(studied):
+    from ibench_ui.compare_service import CompareService
+    from ibench_ui.context import AppContext
+    store, pilot, other, ds = studied
+    svc = CompareService(AppContext(store=store))  # no accounts: the local single user
+    p1, p2, o1 = f"human:P001@{pilot}", f"human:P002@{pilot}", f"human:P001@{other}"
+    assert svc.sitters("", IB, "ball_counter#0") == [p1, p2, "human:demo-both"]
+    assert svc.sitters("", IB, "color_scene#0") == [p1, o1]
+    assert svc.sitters("", IB, "ball_counter#0", pilot) == [p1, p2]
+    assert svc.sitters("", IB, "color_scene#0", other) == [o1]
+    assert [k for _, k in svc.select("", IB, study=pilot).responders] == [p1, p2]
+    assert svc.studies("", IB) == [("every responder", ""), (f"study pilot ({pilot})", pilot),
+                                   (f"study other ({other})", other)]
+
+
+def test_export_responses_takes_a_study_by_name(studied):
+    from runners.export import response_rows
+    store, pilot, other, ds = studied
+    by_name = response_rows(store, study="pilot")
+    assert by_name == response_rows(store, study=pilot)
+    assert sorted((r["participant"], r["item"]) for r in by_name) == [
+        ("P001", "ball_counter#0"), ("P001", "color_scene#0"), ("P002", "ball_counter#0")]
