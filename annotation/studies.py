@@ -220,6 +220,19 @@ def get_study(store: Store, study_id: str) -> Optional[Study]:
     return _study(rows[0]) if rows else None
 
 
+def find_study(store: Store, id_or_name: str) -> Study:
+    """The study with this id, else the one study with this name; KeyError naming the choices otherwise."""
+    study = get_study(store, id_or_name)
+    if study is not None:
+        return study
+    named = [s for s in list_studies(store) if s.name == id_or_name]
+    if len(named) == 1:
+        return named[0]
+    known = ", ".join(f"{s.id} ({s.name})" if s.name else s.id for s in list_studies(store)) or "none"
+    why = "several studies are named" if named else "no study with id or name"
+    raise KeyError(f"{why} {id_or_name!r}; studies: {known}")
+
+
 def list_studies(store: Store) -> list[Study]:
     with store._lock:
         rows = list(store.db["studies"].rows_where(order_by="created"))

@@ -43,9 +43,9 @@ def build_studio(ctx: AppContext, routes: dict | None = None) -> tuple[gr.Blocks
             with gr.Tab("Runs", id="runs"):
                 build_runs(ctx, events)
             with gr.Tab("Compare", id="compare"):
-                build_compare(ctx, events, demo, tabs)  # ?view=compare&benchmark=..&responders=.. opens it
+                open_compare = build_compare(ctx, events, demo, tabs)  # ?view=compare&benchmark=..&responders=..
             with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab:
-                build_leaderboard(ctx, events, leaderboard_tab)
+                build_leaderboard(ctx, events, leaderboard_tab, open_compare)  # a clicked score opens Compare
             build_annotation_tabs(ctx, events)  # Annotation: sign-in, Verify, Review, Agreement, Users
         # a studio link with ?session=... opens the Session tab directly
         events.on(demo.load, _initial_tab, None, tabs, roles=PUBLIC, api_visibility="private", show_progress="hidden")

@@ -1,11 +1,15 @@
 """Compare tab: one item, any set of responders (each participant, each model run or live model sitting), an
 interactive timeline with one lane per responder (a person and a model never share one) and every response coloured by its verdict under the benchmark's rules; clicking a point
-seeks the video there. Links of the form ?view=compare&benchmark=..&responders=..&item=.. open it. The tab draws and wires;
-CompareService chooses and queries, checking the caller's role."""
+seeks the video there. Links of the form ?view=compare&benchmark=..&responders=..&item=.. open it, as a new page or,
+clicked in the Leaderboard, inside this page (leaderboard.js writes the link's query into a hidden box of the
+Leaderboard, which build_compare's opener wires to this tab).
+A study filter keeps one study's participants; choosing an item ticks exactly the responders who sat it. The tab
+draws and wires; CompareService chooses and queries, checking the caller's role."""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Optional
+from typing import Callable, Optional
+from urllib.parse import parse_qsl
 
 import gradio as gr
 
@@ -52,10 +56,11 @@ def render(view: View):
 
 
 def build_compare(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = None,
-                  tabs: Optional[gr.Tabs] = None) -> None:
+                  tabs: Optional[gr.Tabs] = None) -> Callable[[gr.Textbox], None]:
     """Lay out the Compare tab over a CompareService; with `demo` and `tabs`, a ?view=compare link opens and
     fills it. Responders, windows and reference text come only from role-checked events (each declares
-    reviewers and admins), never from initial values, which anyone can read in /config."""
+    reviewers and admins), never from initial values, which anyone can read in /config. Returns the opener:
+    given a (hidden) textbox of another tab, a ?view=compare query written into it opens this tab in the page."""
     svc = CompareService(ctx)
     ui = SimpleNamespace(token=events.token, tabs=tabs)
     _choosers(ctx, ui, locked=demo is not None)
@@ -63,6 +68,7 @@ def build_compare(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = N
     _wire_choices(events, svc, ui)
     if demo is not None:
         _wire_opening(events, svc, ui, demo)
+    return lambda box: _wire_in_page(events, svc, ui, box)
 
 
 def _choosers(ctx: AppContext, ui, locked: bool) -> None:
@@ -73,6 +79,8 @@ def _choosers(ctx: AppContext, ui, locked: bool) -> None:
         ui.bench = gr.Dropdown(benchmarks, value=benchmarks[0], label="Benchmark", elem_id="compare-benchmark",
                                interactive=not locked)
         ui.item = gr.Dropdown([], value=None, label="Item", elem_id="compare-item")
+        ui.study = gr.Dropdown([("every responder", "")], value="", label="Study (humans from one study only)",
+                               elem_id="compare-study")
         ui.refresh = gr.Button("Refresh", elem_id="compare-refresh", scale=0)
     ui.who = gr.CheckboxGroup([], value=[], label="Responders (participants, model runs, live models)",
                               elem_id="compare-responders")
@@ -97,11 +105,23 @@ def _shown(ui, view: View) -> dict:
     return {ui.player: video, ui.plot: fig, ui.lanes: lanes}
 
 
-def _selected(svc: CompareService, ui, tok: str, b: str, sel: Selection) -> dict:
-    """The tab filled from a selection: both choosers, the player, the plot and the lanes."""
+def _selected(svc: CompareService, ui, tok: str, b: str, sel: Selection, study: str = "") -> dict:
+    """The tab filled from a selection: the choosers, the player, the plot and the lanes."""
     return {ui.item: gr.update(choices=sel.items, value=sel.item_id),
             ui.who: gr.update(choices=sel.responders, value=sel.keys),
+            ui.study: gr.update(choices=svc.studies(tok, b), value=study),
             **_shown(ui, svc.view(tok, b, sel.item_id, sel.keys))}
+
+
+def _opened(svc: CompareService, ui, tok: str, q: dict) -> Optional[dict]:
+    """The tab opened on a ?view=compare query (benchmark, responders, item, study), or None if it is none."""
+    b = q.get("benchmark")
+    if q.get("view") != "compare" or b not in svc.ctx.benchmarks():
+        return None
+    study = q.get("study") or ""
+    sel = svc.select(tok, b, q.get("item") or None, (q.get("responders") or "").split(","), study)
+    opened = {ui.bench: gr.update(value=b, interactive=True), **_selected(svc, ui, tok, b, sel, study)}
+    return opened if ui.tabs is None else {**opened, ui.tabs: gr.Tabs(selected="compare")}
 
 
 def _wire_choices(events: Events, svc: CompareService, ui) -> None:
@@ -109,21 +129,42 @@ def _wire_choices(events: Events, svc: CompareService, ui) -> None:
     def on_bench(tok, b: str):
         return _selected(svc, ui, tok, b, svc.select(tok, b))
 
-    def on_item(tok, b: str, iid: str, keys: list[str]):
+    def on_item(tok, b: str, iid: str, study: str):
+        keys = svc.sitters(tok, b, iid, study)
+        return {ui.who: gr.update(value=keys), **_shown(ui, svc.view(tok, b, iid, keys))}
+
+    def on_who(tok, b: str, iid: str, keys: list[str]):
         return _shown(ui, svc.view(tok, b, iid, keys))
 
-    def on_refresh(tok, b: str, iid: str, keys: list[str]):
-        return _selected(svc, ui, tok, b, svc.refresh(tok, b, iid, keys))
+    def on_study(tok, b: str, iid: str, study: str):
+        return _selected(svc, ui, tok, b, svc.select(tok, b, iid or None, None, study), study)
+
+    def on_refresh(tok, b: str, iid: str, keys: list[str], study: str):
+        return _selected(svc, ui, tok, b, svc.refresh(tok, b, iid, keys, study), study)
 
     chosen = [ui.token, ui.bench, ui.item, ui.who]
     shown = [ui.player, ui.plot, ui.lanes]
-    events.on(ui.bench.input, on_bench, [ui.token, ui.bench], [ui.item, ui.who, *shown], roles=STAFF)
-    events.on(ui.item.input, on_item, chosen, shown, roles=STAFF)
-    events.on(ui.who.input, on_item, chosen, shown, roles=STAFF)
-    events.on(ui.refresh.click, on_refresh, chosen, [ui.item, ui.who, *shown], roles=STAFF)
+    filled = [ui.item, ui.who, ui.study, *shown]
+    events.on(ui.bench.input, on_bench, [ui.token, ui.bench], filled, roles=STAFF)
+    events.on(ui.item.input, on_item, [ui.token, ui.bench, ui.item, ui.study], [ui.who, *shown], roles=STAFF)
+    events.on(ui.who.input, on_who, chosen, shown, roles=STAFF)
+    events.on(ui.study.input, on_study, [ui.token, ui.bench, ui.item, ui.study], filled, roles=STAFF)
+    events.on(ui.refresh.click, on_refresh, chosen + [ui.study], filled, roles=STAFF)
     # a lambda, as it always was: its event's api_name is "lambda", its parameters b, i, k
     events.on(ui.export.click, raises_shown(lambda tok, b, i, k: svc.export(tok, b, i, k)), chosen, [ui.files],
               roles=STAFF)
+
+
+def _wire_in_page(events: Events, svc: CompareService, ui, box: gr.Textbox) -> None:
+    """A link's query written into `box` (a Leaderboard click) opens Compare in this page, signed in. The box
+    lives in the tab clicked in: a tab not yet shown has no elements for a script to write into."""
+    def on_open(tok, query: str):
+        opened = _opened(svc, ui, tok, dict(parse_qsl((query or "").split("#")[0].lstrip("?"))))
+        return opened if opened is not None else gr.skip()
+
+    outs = [ui.bench, ui.item, ui.who, ui.study, ui.player, ui.plot, ui.lanes]
+    events.on(box.change, on_open, [ui.token, box], outs + ([ui.tabs] if ui.tabs is not None else []),
+              roles=STAFF, api_visibility="private", show_progress="hidden")
 
 
 def _wire_opening(events: Events, svc: CompareService, ui, demo: gr.Blocks) -> None:
@@ -132,21 +173,18 @@ def _wire_opening(events: Events, svc: CompareService, ui, demo: gr.Blocks) -> N
     benchmarks = svc.ctx.benchmarks()
 
     def on_load(tok, request: gr.Request):
-        q = dict(request.query_params) if request is not None else {}
-        b = q.get("benchmark")
-        if q.get("view") != "compare" or b not in benchmarks:
-            b = benchmarks[0]
-            return {ui.bench: gr.update(interactive=True), **_selected(svc, ui, tok, b, svc.select(tok, b))}
-        sel = svc.select(tok, b, q.get("item") or None, (q.get("responders") or "").split(","))
-        opened = {ui.bench: gr.update(value=b, interactive=True), **_selected(svc, ui, tok, b, sel)}
-        return opened if ui.tabs is None else {**opened, ui.tabs: gr.Tabs(selected="compare")}
+        opened = _opened(svc, ui, tok, dict(request.query_params) if request is not None else {})
+        if opened is not None:
+            return opened
+        b = benchmarks[0]
+        return {ui.bench: gr.update(interactive=True), **_selected(svc, ui, tok, b, svc.select(tok, b))}
 
-    def on_sign_in(tok, b: str, iid: str, keys: list[str]):
-        sel = svc.refresh(tok, b, iid, keys) if iid else svc.select(tok, b)
-        return {ui.bench: gr.update(interactive=True), **_selected(svc, ui, tok, b, sel)}
+    def on_sign_in(tok, b: str, iid: str, keys: list[str], study: str):
+        sel = svc.refresh(tok, b, iid, keys, study) if iid else svc.select(tok, b, None, None, study)
+        return {ui.bench: gr.update(interactive=True), **_selected(svc, ui, tok, b, sel, study)}
 
-    shown = [ui.bench, ui.item, ui.who, ui.player, ui.plot, ui.lanes]
+    shown = [ui.bench, ui.item, ui.who, ui.study, ui.player, ui.plot, ui.lanes]
     events.on(demo.load, on_load, [ui.token], shown + ([ui.tabs] if ui.tabs is not None else []), roles=STAFF,
               api_visibility="private", show_progress="hidden")
-    events.on(ui.token.change, on_sign_in, [ui.token, ui.bench, ui.item, ui.who], shown, roles=STAFF,
+    events.on(ui.token.change, on_sign_in, [ui.token, ui.bench, ui.item, ui.who, ui.study], shown, roles=STAFF,
               api_visibility="private", show_progress="hidden")

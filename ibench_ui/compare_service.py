@@ -1,8 +1,8 @@
-"""The Compare tab's server side, without Gradio: a benchmark's items and responders (each participant, each
-model run or live model sitting; never the pooled humans), what to show first or what a ?view=compare link
-asks for, one item's lanes, and their export as files. Every method takes the caller's sign-in token first and
-checks on the server that they are a reviewer or admin (everyone's responses are shown), then returns plain
-data for the tab to draw."""
+"""The Compare tab's server side, without Gradio: a benchmark's items and responders (each study participant,
+studio session, model run or live model sitting, all or one study's; never the pooled humans), what to show first
+or what a ?view=compare link asks for, who sat an item, one item's lanes, and their export as files. Every method
+takes the caller's sign-in token first and checks on the server that they are a reviewer or admin (everyone's
+responses are shown), then returns plain data for the tab to draw."""
 from __future__ import annotations
 
 import tempfile
@@ -46,13 +46,14 @@ class CompareService:
         return self.ctx.require(tok, auth.STAFF)
 
     def select(self, tok: str, benchmark: str, item_id: Optional[str] = None,
-               keys: Optional[Sequence[str]] = None) -> Selection:
+               keys: Optional[Sequence[str]] = None, study: str = "") -> Selection:
         """The choices and a selection to open with: `item_id` if the benchmark has it; with none given, the first
         item the valid `keys` cover, else one some human answered, else any covered item, else the first. The
-        valid `keys`, else the responders covering that item (at most MAX_DEFAULT_LANES)."""
+        valid `keys`, else the responders covering that item (at most MAX_DEFAULT_LANES). With `study` (an id),
+        the only human responders are that study's participants."""
         self.staff(tok)
         ds = self.ctx.dataset(benchmark)
-        rs = self._responders(benchmark)
+        rs = self._responders(benchmark, study)
         chosen = _valid(keys, rs)
         if item_id is None or item_id not in ds:
             covered = {i for r in rs if r.key in chosen for i in r.item_ids} if item_id is None else set()
@@ -64,11 +65,25 @@ class CompareService:
         keys = chosen or [r.key for r in rs if item_id in r.item_ids][:MAX_DEFAULT_LANES]
         return Selection(self._item_choices(benchmark, rs), _responder_choices(rs), item_id, keys)
 
-    def refresh(self, tok: str, benchmark: str, item_id: Optional[str], keys: Optional[Sequence[str]]) -> Selection:
+    def refresh(self, tok: str, benchmark: str, item_id: Optional[str], keys: Optional[Sequence[str]],
+                study: str = "") -> Selection:
         """The choices anew (a run may have finished), keeping the item and the responders still valid."""
         self.staff(tok)
-        rs = self._responders(benchmark)
+        rs = self._responders(benchmark, study)
         return Selection(self._item_choices(benchmark, rs), _responder_choices(rs), item_id, _valid(keys, rs))
+
+    def sitters(self, tok: str, benchmark: str, item_id: Optional[str], study: str = "") -> list[str]:
+        """Exactly the responders who sat `item_id` (every one, in the choices' order): what a newly chosen item
+        ticks, so no earlier item's responders stay ticked."""
+        self.staff(tok)
+        return [r.key for r in self._responders(benchmark, study) if item_id in r.item_ids]
+
+    def studies(self, tok: str, benchmark: str) -> list[tuple[str, str]]:
+        """The study filter's (label, id) choices: every responder, or one study's participants (and models)."""
+        self.staff(tok)
+        from annotation.studies import list_studies
+        return [("every responder", "")] + [(f"study {st.name or st.id} ({st.id})", st.id)
+                                            for st in list_studies(self.ctx.store) if st.benchmark == benchmark]
 
     def view(self, tok: str, benchmark: str, item_id: Optional[str], keys: Optional[Sequence[str]]) -> View:
         """The item and one lane per responder in `keys`, each response labelled by the benchmark's rules."""
@@ -89,8 +104,8 @@ class CompareService:
         return [str(timeline_png(v.item, v.lanes, stem.with_suffix(".png"))), str(html)]
 
     # ---- unchecked helpers of the checked methods above
-    def _responders(self, benchmark: str) -> list[Responder]:
-        return responders(self.ctx.store, benchmark, self.ctx.dataset(benchmark), pooled=False)
+    def _responders(self, benchmark: str, study: str = "") -> list[Responder]:
+        return responders(self.ctx.store, benchmark, self.ctx.dataset(benchmark), pooled=False, study=study or None)
 
     def _item_choices(self, benchmark: str, rs: list[Responder]) -> list[tuple[str, str]]:
         """Every item, those some responder covers marked with the number of responders."""

@@ -133,9 +133,15 @@ def decisions_table(ds, item_id: str, rows: list[Decision], flt: str = "all", el
     item = ds.get(item_id) if item_id in ds else None
     thumbs = Thumbs(item.stream.video_path if item else None)
     shown = [d for d in rows if flt in ("all", "", None) or d.group == flt or d.verdict == flt]
+    runs = repeats(shown)
     body = []
     try:
-        for d in shown:
+        for k, d in enumerate(shown):
+            first, count, last_t = runs[k]
+            if not first:  # a repeat of the row above: kept for the record, folded away (runs.css)
+                body.append(f'<tr class="ib-decision ib-repeat" data-t="{d.t:.3f}" data-verdict="{esc(d.verdict)}" '
+                            f'hidden><td class="ib-t">{esc(fmt_time(d.t))}</td><td colspan="5">same as above</td></tr>')
+                continue
             frames = pick_frames(d.frame_times)
             imgs = "".join(f'<figure><img class="ib-thumb" alt="frame at {t:.2f} s" src="{thumbs(t)}">'
                            f'<figcaption>{t:.2f}s</figcaption></figure>' for t in frames)
@@ -144,9 +150,14 @@ def decisions_table(ds, item_id: str, rows: list[Decision], flt: str = "all", el
             if d.audio_span:
                 given += f'<div class="ib-audio">audio {fmt_time(d.audio_span[0])}–{fmt_time(d.audio_span[1])}</div>'
             parsed = esc(d.decision or "–") + (f': “{esc(d.text)}”' if d.text else "")
+            if count > 1:
+                parsed += (f' <b class="ib-times" title="{count} identical decisions in a row, '
+                           f'{esc(fmt_time(d.t))}–{esc(fmt_time(last_t))}">×{count}</b>')
             lat = f"{d.latency_s * 1000:.0f} ms" if isinstance(d.latency_s, (int, float)) else "–"
-            body.append(f'<tr class="ib-decision ib-v-{esc(d.verdict)}" data-t="{d.t:.3f}" data-verdict="{esc(d.verdict)}">'
-                        f'<td class="ib-t">{esc(fmt_time(d.t))}<br><small>{lat}, {d.attempts} try</small></td>'
+            span = f"–{esc(fmt_time(last_t))}" if count > 1 else ""
+            body.append(f'<tr class="ib-decision ib-v-{esc(d.verdict)}" data-t="{d.t:.3f}" '
+                        f'data-verdict="{esc(d.verdict)}" data-count="{count}">'
+                        f'<td class="ib-t">{esc(fmt_time(d.t))}{span}<br><small>{lat}, {d.attempts} try</small></td>'
                         f'<td class="ib-given">{given or "–"}</td><td>{_cell(d.prompt)}</td><td>{_cell(d.raw_reply)}</td>'
                         f'<td class="ib-parsed">{parsed}</td>'
                         f'<td class="ib-verdict"><b>{esc(d.verdict)}</b><br><small>{esc(d.verdict_detail)}</small></td></tr>')
@@ -156,6 +167,22 @@ def decisions_table(ds, item_id: str, rows: list[Decision], flt: str = "all", el
                                              "parsed decision", "verdict"))
     return (f'<table class="ib-table ib-drill" id="{esc(elem_id)}" data-n="{len(shown)}"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>')
+
+
+def repeats(rows: list[Decision]) -> list[tuple[bool, int, float]]:
+    """Per row: (whether it starts a run of identical decisions, the run's length, the run's last time). Identical:
+    the same status, parsed decision, text, raw reply and verdict, one after another (a model's "WAIT" at every
+    tick is one row "×60")."""
+    same = lambda a, b: (a.status, a.decision, a.text, a.raw_reply, a.verdict) == \
+        (b.status, b.decision, b.text, b.raw_reply, b.verdict)  # noqa: E731
+    out: list[tuple[bool, int, float]] = []
+    start = 0
+    for k in range(1, len(rows) + 1):
+        if k == len(rows) or not same(rows[k], rows[start]):
+            n = k - start
+            out += [(True, n, rows[k - 1].t)] + [(False, n, rows[k - 1].t)] * (n - 1)
+            start = k
+    return out
 
 
 def drill_html(store: Store, ctx, run_id: str, item_id: str, flt: str = "all", other_run: str = "") -> str:

@@ -1,5 +1,7 @@
-"""Runs tab: start a batch evaluation in the background, watch its progress, cancel it, read its report, and
-inspect a run decision by decision. The tab draws and wires; RunsService acts, checking the caller's role."""
+"""Runs tab: start a batch evaluation in the background, watch its progress in a list that follows the store (a
+light poll, redrawn only when a run changes), read a run's report by clicking its row (figures on 0–100), and
+inspect a run decision by decision (identical decisions in a row folded into one, "×N"). The tab draws and
+wires; RunsService acts, checking the caller's role."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -12,6 +14,9 @@ from ibench_ui.handlers import raises_shown
 from ibench_ui.render import esc
 from ibench_ui.run_inspect import FILTERS
 from ibench_ui.runs_service import RunRow, RunsService, run_choices
+from ibench_ui.static_route import script_tags
+
+POLL_S = 2.0  # how often the list asks whether a run changed (it is redrawn only when one did)
 
 
 def runs_table_html(rows: list[RunRow]) -> str:
@@ -19,13 +24,15 @@ def runs_table_html(rows: list[RunRow]) -> str:
     if not rows:
         return '<p id="runs-empty">No runs yet.</p>'
     body = "".join(
-        f"<tr><td><code>{esc(r.id)}</code><br><small class=\"ib-run-label\">{esc(r.label)}</small></td>"
+        f'<tr data-run="{esc(r.id)}" class="ib-run-row" title="click to show its report">'
+        f"<td><code>{esc(r.id)}</code><br><small class=\"ib-run-label\">{esc(r.label)}</small></td>"
         f"<td>{esc(r.benchmark)}</td><td>{esc(r.model)}</td><td>{esc(r.protocol)}</td>"
         f"<td class=\"ib-run-status\">{esc(r.status)}</td><td>{_bar(r)}</td><td>{esc(r.result)}</td></tr>"
         for r in rows)
     head = "".join(f"<th>{h}</th>" for h in ("run (date and settings)", "benchmark", "model", "protocol", "status",
                                              "progress", "result"))
-    return f'<table class="ib-table" id="runs-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return (f'<table class="ib-table" id="runs-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+            '<p><small>Click a run to show its report below.</small></p>')
 
 
 def _bar(r: RunRow) -> str:
@@ -46,7 +53,7 @@ def build_runs(ctx: AppContext, events: Events) -> None:
     _start_row(ctx, ui)
     _run_row(ui)
     _drill_panel(ctx, ui)
-    ui.timer = gr.Timer(1.0)
+    ui.timer = gr.Timer(POLL_S)
     _wire_runs(events, svc, ui)
     _wire_drill(events, svc, ui)
     _wire_table(events, svc, ui)
@@ -70,7 +77,10 @@ def _start_row(ctx: AppContext, ui) -> None:
 
 def _run_row(ui) -> None:
     ui.status = gr.Markdown(elem_id="runs-status")
-    ui.table = gr.HTML("", elem_id="runs-list", js_on_load=None)
+    ui.table = gr.HTML("", elem_id="runs-list", head=script_tags(["inpage.js", "runs.js"]),
+                       js_on_load="ibRuns.mount(element)")  # a clicked row shows its report (#runs-open)
+    ui.open = gr.Textbox("", visible="hidden", elem_id="runs-open")
+    ui.shown = gr.State("")  # the list as last drawn: a poll redraws it only when a run changed
     with gr.Row():
         ui.run_id = gr.Textbox(label="Run id", elem_id="runs-id")
         ui.cancel = gr.Button("Cancel run", elem_id="runs-cancel")
@@ -110,10 +120,24 @@ def _wire_runs(events: Events, svc: RunsService, ui) -> None:
     def on_show(tok, rid):
         return report_html(svc.report(tok, rid))
 
+    @raises_shown
+    def on_open(tok, rid):
+        """A clicked run: its id, its report, and it chosen in the drill-down below (its items follow)."""
+        rid = (rid or "").split("#")[0]
+        runs = svc.run_choices(tok)
+        chosen = rid if rid in {v for _, v in runs} else None
+        items, verdicts = svc.run_filters(tok, chosen)
+        return {ui.run_id: rid, ui.report: report_html(svc.report(tok, rid)),
+                ui.d_run: gr.Dropdown(choices=runs, value=chosen),
+                ui.d_item: gr.Dropdown(choices=items, value=items[0] if items else None),
+                ui.d_filter: gr.Dropdown(choices=verdicts, value="all")}
+
     events.on(ui.start.click, on_start, [ui.token, ui.bench, ui.model, ui.protocol, ui.limit, ui.conc, ui.judge],
               [ui.status, ui.run_id, ui.table], roles=SIGNED_IN)
     events.on(ui.cancel.click, on_cancel, [ui.token, ui.run_id], [ui.status, ui.table], roles=SIGNED_IN)
     events.on(ui.show.click, on_show, [ui.token, ui.run_id], [ui.report], roles=SIGNED_IN)
+    events.on(ui.open.change, on_open, [ui.token, ui.open], [ui.run_id, ui.report, ui.d_run, ui.d_item, ui.d_filter],
+              roles=SIGNED_IN, api_visibility="private", show_progress="hidden")
 
 
 def _wire_drill(events: Events, svc: RunsService, ui) -> None:
@@ -143,11 +167,14 @@ def _wire_drill(events: Events, svc: RunsService, ui) -> None:
 
 
 def _wire_table(events: Events, svc: RunsService, ui) -> None:
-    """The runs table, redrawn every second for reviewers and admins (silently empty for anyone else)."""
-    def on_tick(tok):
+    """The runs table for reviewers and admins (silently empty for anyone else): asked for every POLL_S, redrawn
+    only when it changed (a run started, progressed or finished)."""
+    def on_tick(tok, shown):
         try:
-            return runs_table_html(svc.table(tok))
+            html = runs_table_html(svc.table(tok))
         except PermissionError:
-            return ""
+            html = ""
+        return (gr.skip(), gr.skip()) if html == shown else (html, html)
 
-    events.on(ui.timer.tick, on_tick, [ui.token], [ui.table], roles=SIGNED_IN, show_progress="hidden")
+    events.on(ui.timer.tick, on_tick, [ui.token, ui.shown], [ui.table, ui.shown], roles=SIGNED_IN,
+              show_progress="hidden")

@@ -130,13 +130,35 @@ def _row(run, runner) -> RunRow:
         if p.get("waiting"):
             label += f" · {p['waiting']}"
     return RunRow(run.id, run_label(run), run.benchmark, run.model_spec, run.protocol, status, pct, label,
-                  _result(run.report or {}))
+                  _result(run.report or {}, run.benchmark))
 
 
-def _result(report: dict) -> str:
-    """The report's first five headline figures, then the run's health (calls, retries, errors, compliance)."""
-    table = report.get("table") or {}
-    headline = ", ".join(f"{k} {v}" for k, v in list(table.items())[:5]) if isinstance(table, dict) else ""
+def scaled_figures(benchmark: str, report: dict) -> list[tuple[str, str]]:
+    """(column, figure) of a report's paper table as the Leaderboard shows it: the scorer's per-item statistics'
+    figures, each on 0–100 (one decimal; "–" undefined); none without a report."""
+    if not report or not benchmark:
+        return []
+    from scoring.bootstrap import item_stats
+    bs = item_stats(benchmark, report)
+    return [(c, "–" if not isinstance(bs.point(c), (int, float)) else f"{bs.point(c):.1f}") for c in bs.table]
+
+
+def figures_text(benchmark: str, report: dict) -> str:
+    """The paper-table figures on 0–100 with 95% bootstrap intervals over items (none below the minimum n)."""
+    from runners.report import figures
+    _, cols, _ = figures(benchmark, report)
+    width = max([len(c) for c in cols] + [6])
+    lines = ["Figures (0–100; 95% bootstrap intervals over items, n = items counted):"]
+    lines += [f"  {c:<{width}}  {iv.fmt(1)}" for c, iv in cols.items()]
+    return "\n".join(lines) + "\n\n"
+
+
+def _result(report: dict, benchmark: str = "") -> str:
+    """The run's paper-table figures on the 0–100 scale the Leaderboard uses, then its health (calls, retries,
+    errors, compliance)."""
+    headline = ", ".join(f"{c} {v}" for c, v in scaled_figures(benchmark, report)[:5])
+    if headline:
+        headline += " (0–100)"
     health = report.get("run_health")
     if health:
         headline += (f" | calls {health['calls']}, retries {health['retries']}, errors {health['errors']}"
@@ -161,6 +183,8 @@ def run_report_text(ctx: AppContext, run_id: str) -> str:
 
     from runners.score_report import print_table
     buf = io.StringIO()
+    buf.write(figures_text(run.benchmark, run.report))
+    buf.write("The scorer's own table:\n")
     with contextlib.redirect_stdout(buf):
         print_table(run.benchmark, run.report, run.model_spec)
     if run.report.get("run_health"):

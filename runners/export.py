@@ -22,11 +22,11 @@ JSONL_FIELDS = ("participant", "session", "benchmark", "item", "t", "frame_t", "
 
 
 def study_sessions(store: Store, study: str) -> list:
-    """The sessions of one study (each participant's), in creation order; KeyError for an unknown study."""
-    from annotation.studies import get_study
-    if get_study(store, study) is None:
-        raise KeyError(f"no study {study!r} in {store.path}")
-    return [s for s in store.sessions() if (s.settings or {}).get("study_id") == study]
+    """The sessions of one study named by id or name (each participant's), in creation order; KeyError for an
+    unknown study."""
+    from annotation.studies import find_study
+    sid = find_study(store, study).id
+    return [s for s in store.sessions() if (s.settings or {}).get("study_id") == sid]
 
 
 def input_kind(r) -> Optional[str]:

@@ -41,26 +41,38 @@ HEADLINE = by_benchmark("headline_column")  # benchmark -> the column its leader
 POOLED_HUMANS = "humans:pooled"
 
 
+ORIGINS = {"participant": "study participant", "studio": "studio session", "model": "model"}
+
+
 @dataclass(frozen=True)
 class Responder:
     """Whoever answered, on one benchmark, with the items it covers. Grouped by responder, never by
-    session: `human:<participant>` holds every session of that person (an item answered twice counts once,
-    the latest sitting), `model:<spec>@<run or session>` is one batch run or one live sitting of a model,
-    and `humans:pooled` pools every participant (n counts participant x item)."""
+    session: `human:<participant>@<study id>` holds a study participant's sittings of that study,
+    `human:<participant>` a person's studio sittings (an item answered twice counts once, the latest sitting),
+    `model:<spec>@<run or session>` is one batch run or one live sitting of a model, and `humans:pooled` pools
+    the study participants (n counts participant x item). `origin` says which of the three it is."""
     key: str
     kind: str  # human | model
     label: str
-    name: str  # the leaderboard row: "human:<participant>", "humans (pooled)" or the model spec
+    name: str  # the leaderboard row: the human key, "humans (pooled)" or the model spec
     benchmark: str
     item_ids: tuple[str, ...]
     created: float = 0.0
     sources: tuple = ()  # human: ((item id, session id), ...); model: (run or session id,)
     source_kind: str = ""  # session | run | pooled
     members: tuple[str, ...] = ()  # pooled: the participants' responder keys
+    origin: str = ""  # participant (a study's) | studio (a session opened in the studio) | model
+    who: str = ""  # human: the participant; live model: who opened the session
+    study: str = ""  # a study participant's (or a pool of one study's) study id
 
     @property
     def pooled(self) -> bool:
         return self.source_kind == "pooled"
+
+
+def when(ts: float) -> str:
+    """A responder's date in labels: UTC to the minute, e.g. "2026-11-30 14:02"."""
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))
 
 
 def _session_items(store: Store, session, answered: Optional[set] = None) -> tuple[str, ...]:
@@ -78,52 +90,75 @@ def humans_respond(session) -> bool:
     return not settings.get("model") or settings.get("responders") != "model"
 
 
+def study_id(store: Store, study: Optional[str]) -> Optional[str]:
+    """The id of a study named by id or name (None: no filter); KeyError naming the studies otherwise."""
+    if not study:
+        return None
+    from annotation.studies import find_study
+    return find_study(store, study).id
+
+
 def responders(store: Store, benchmark: str, dataset: Optional[Dataset] = None,
-               pooled: bool = True) -> list[Responder]:
-    """Every responder with at least one item (of `dataset`) on a benchmark: one per participant (all
-    their human sittings), the pooled humans when there are two or more participants (`pooled`), one
-    per batch run and one per live model sitting. A model-only session gives no human responder."""
+               pooled: bool = True, study: Optional[str] = None, pool_studio: bool = False) -> list[Responder]:
+    """Every responder with at least one item (of `dataset`) on a benchmark: one per study participant (their
+    sittings of that study), one per person's studio sittings, the pooled humans when two or more study
+    participants (`pooled`; with `pool_studio`, studio sittings too) have items, one per batch run and one per
+    live model sitting. With `study` (an id), only that study's participants are human responders. A model-only
+    session gives no human responder."""
+    from annotation.studies import list_studies
     known = (lambda i: i in dataset) if dataset is not None else (lambda i: True)
     order = {it.id: k for k, it in enumerate(dataset.items)} if dataset is not None else {}
-    humans: dict[str, dict[str, str]] = {}  # participant -> item -> session (latest sitting wins)
-    latest: dict[str, float] = {}  # participant -> their latest sitting (the leaderboard prefers recent rows)
+    names = {st.id: st.name for st in list_studies(store)}
+    humans: dict[tuple[str, str], dict[str, str]] = {}  # (participant, study id) -> item -> session (latest wins)
+    latest: dict[tuple[str, str], float] = {}  # the latest sitting (the leaderboard prefers recent rows)
     out_models = []
     for s in store.sessions(benchmark=benchmark):
         rows = store.responses(session_id=s.id)
         items = tuple(i for i in _session_items(store, s, {r.item_id for r in rows}) if known(i))
         if not items:
             continue
-        if humans_respond(s):
-            cover = humans.setdefault(s.participant, {})
+        sid = str((s.settings or {}).get("study_id") or "")
+        if humans_respond(s) and (study is None or sid == study):
+            group = (s.participant, sid)
+            cover = humans.setdefault(group, {})
             for iid in items:
                 cover[iid] = s.id
-            latest[s.participant] = max(latest.get(s.participant, 0.0), s.created)
+            latest[group] = max(latest.get(group, 0.0), s.created)
         live = {responder_of(r) for r in rows if responder_of(r).startswith("model:")}
         spec = str((s.settings or {}).get("model") or "")
         if spec:
             live.add(model_responder(spec, s.id))
         for key in sorted(live):
             spec_ = key[len("model:"):-len(s.id) - 1]
-            out_models.append(Responder(key, "model", f"{spec_} · live {s.id[-6:]}", spec_, benchmark, items,
-                                        s.created, (s.id,), "session"))
+            out_models.append(Responder(key, "model", f"{spec_} · live session by {s.participant} · {when(s.created)}"
+                                        f" · {s.id[-6:]}", spec_, benchmark, items, s.created, (s.id,), "session",
+                                        origin="model", who=s.participant))
     out = []
-    for participant, cover in humans.items():
+    for (participant, sid), cover in humans.items():
         ids = sorted(cover, key=lambda i: order.get(i, 0))
-        key = human_responder(participant)
-        out.append(Responder(key, "human", key, key, benchmark, tuple(ids), latest[participant],
-                             tuple((i, cover[i]) for i in ids), "session"))
-    if pooled and len(out) >= 2:
-        obs = tuple(f"{i}@{r.key}" for r in out for i in r.item_ids)
-        out.append(Responder(POOLED_HUMANS, "human", f"humans (pooled: {len(out)} participants)", "humans (pooled)",
-                             benchmark, obs, max(r.created for r in out), (), "pooled", tuple(r.key for r in out)))
+        base = human_responder(participant)
+        key, label = (f"{base}@{sid}", f"{participant} · study {names.get(sid) or sid} · ") if sid else \
+            (base, f"{participant} · studio session · ")
+        out.append(Responder(key, "human", label + when(latest[(participant, sid)]), key, benchmark, tuple(ids),
+                             latest[(participant, sid)], tuple((i, cover[i]) for i in ids), "session",
+                             origin="participant" if sid else "studio", who=participant, study=sid))
+    pool = [r for r in out if r.origin == "participant" or pool_studio]
+    if pooled and len(pool) >= 2:
+        obs = tuple(f"{i}@{r.key}" for r in pool for i in r.item_ids)
+        kinds = "participants" if not pool_studio else "participants and studio sessions"
+        scope = f", study {names.get(study) or study}" if study else ""
+        out.append(Responder(POOLED_HUMANS, "human", f"humans (pooled: {len(pool)} {kinds}{scope})",
+                             "humans (pooled)", benchmark, obs, max(r.created for r in pool), (), "pooled",
+                             tuple(r.key for r in pool), origin="participant" if not pool_studio else "",
+                             study=study or ""))
     out += out_models
     for r in store.runs(benchmark):
         items = tuple(i for i in store.run_items(r.id) if known(i))
         if items:
             status = "" if r.status == "done" else f" ({r.status})"
             out.append(Responder(model_responder(r.model_spec, r.id), "model",
-                                 f"{r.model_spec} · {r.protocol} · {r.id[-6:]}{status}", r.model_spec, benchmark,
-                                 items, r.created, (r.id,), "run"))
+                                 f"{r.model_spec} · {r.protocol} · run {when(r.created)} · {r.id[-6:]}{status}",
+                                 r.model_spec, benchmark, items, r.created, (r.id,), "run", origin="model"))
     return out
 
 
@@ -148,7 +183,7 @@ def predictions(store: Store, ds: Dataset, responder: Responder, item_ids: Optio
     for sid in {session_of[i] for i in ids if i in session_of}:
         rows = by_session.setdefault(sid, {})
         for r in store.responses(session_id=sid):
-            if responder_of(r) == responder.key:
+            if responder_of(r) == (human_responder(responder.who) if responder.kind == "human" else responder.key):
                 rows.setdefault(r.item_id, []).append(r)
     return {iid: item_prediction(ds.benchmark, ds.get(iid), by_session.get(session_of[iid], {}).get(iid, []))
             for iid in ids if iid in session_of}
@@ -421,15 +456,17 @@ def _scores(resp: Responder, report: dict, source: str, n_resamples: int, seed: 
 def benchmark_tables(store: Store, ds: Dataset, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                      level: float = 0.95, judge: Optional[str] = None,
                      keys: Optional[Sequence[str]] = None, min_n: int = DEFAULT_MIN_N,
-                     ci: str = "ours") -> BenchmarkTables:
+                     ci: str = "ours", study: Optional[str] = None, pool_studio: bool = False) -> BenchmarkTables:
     """Paper table for every responder (the scorer's figures, with an interval when n >= min_n),
     the scorer's breakdowns, human - model differences on shared items, and rank stability on the
     items every (unpooled) responder covers; with ci="paper", also the benchmark's published intervals of
-    the headline over the rows in table order; each human row's human-reference allowances."""
+    the headline over the rows in table order; each human row's human-reference allowances. `study` (an id) and
+    `pool_studio` choose the human responders and the pool as `responders` does."""
     bench = ds.benchmark
     if ci not in CI_CHOICES:
         raise ValueError(f"ci must be one of {', '.join(CI_CHOICES)}, got {ci!r}")
-    resps = [r for r in responders(store, bench, ds) if keys is None or r.key in keys]
+    everyone = responders(store, bench, ds, study=study, pool_studio=pool_studio)
+    resps = [r for r in everyone if keys is None or r.key in keys]
     rows: list[ResponderScores] = []
     for r in resps:
         if not r.pooled:
@@ -438,7 +475,7 @@ def benchmark_tables(store: Store, ds: Dataset, n_resamples: int = DEFAULT_RESAM
     scored = {rs.responder.key: (rs.responder, rs.report) for rs in rows}
     for r in resps:
         if r.pooled:
-            members = [m for m in responders(store, bench, ds, pooled=False) if m.key in r.members]
+            members = [m for m in everyone if m.key in r.members]
             parts = [scored.get(m.key) or (m, _report_of(store, ds, m, judge)[0]) for m in members]
             rows.append(_scores(r, pooled_report(store, ds, parts, judge), "pooled", n_resamples, seed, level,
                                 min_n))
@@ -488,26 +525,43 @@ def benchmark_tables(store: Store, ds: Dataset, n_resamples: int = DEFAULT_RESAM
     return out
 
 
-def compare_link(benchmark: str, keys: Sequence[str], item_id: Optional[str] = None) -> str:
-    """A relative URL that opens the Compare tab on these responders (and item)."""
+def compare_link(benchmark: str, keys: Sequence[str], item_id: Optional[str] = None, study: str = "") -> str:
+    """A relative URL that opens the Compare tab on these responders (and item, and study filter)."""
     q = {"view": "compare", "benchmark": benchmark, "responders": ",".join(keys)}
     if item_id:
         q["item"] = item_id
+    if study:
+        q["study"] = study
     return "?" + urlencode(q)
 
 
 @dataclass(frozen=True)
 class LeaderRow:
-    """One responder name across benchmarks: per benchmark its headline interval and responder key."""
+    """One responder name across benchmarks: per benchmark its headline interval and responder key; its origin
+    (study participant, studio session, model; "" for a pool of both) and whether any figure rests on fewer
+    items than its benchmark's minimum n."""
     name: str
     kind: str
     cells: dict  # benchmark -> (Interval, responder key, n_items)
+    origin: str = ""
+    under_n: bool = False
+
+    @property
+    def kind_label(self) -> str:
+        """What the row is, in words: "study participant", "studio session", "model", "pooled humans"."""
+        if self.name == "humans (pooled)":
+            return "pooled " + ("study participants" if self.origin == "participant" else "humans")
+        return ORIGINS.get(self.origin, self.kind)
 
 
 def leaderboard(tables: Mapping[str, BenchmarkTables]) -> list[LeaderRow]:
-    """One row per participant (all their sittings), one for the pooled humans, one per model spec (its
-    run with the most items, then the latest); humans and models never share a row."""
+    """One row per study participant, per person's studio sittings, the pooled humans, one per model spec (its
+    run with the most items, then the latest); humans and models never share a row. Ranked by the mean
+    headline, except that a row with a figure below its benchmark's minimum n comes after every row without
+    one: a figure on too few items is never ranked above a better-supported one."""
     acc: dict[tuple[str, str], dict] = {}
+    origin: dict[tuple[str, str], str] = {}
+    under: dict[tuple[str, str], bool] = {}
     for bench, tb in tables.items():
         head = HEADLINE[bench]
         best: dict[tuple[str, str], ResponderScores] = {}
@@ -518,9 +572,14 @@ def leaderboard(tables: Mapping[str, BenchmarkTables]) -> list[LeaderRow]:
                     len(cur.responder.item_ids), cur.responder.created):
                 best[k] = rs
         for k, rs in best.items():
-            acc.setdefault(k, {})[bench] = (rs.columns.get(head), rs.responder.key, len(rs.stats.item_ids))
-    rows = [LeaderRow(name, kind, cells) for (name, kind), cells in acc.items()]
-    return sorted(rows, key=lambda r: -_mean_headline(r))
+            iv = rs.columns.get(head)
+            acc.setdefault(k, {})[bench] = (iv, rs.responder.key, len(rs.stats.item_ids))
+            origin[k] = rs.responder.origin
+            if iv is not None and iv.point is not None and iv.n_items < tb.min_n:
+                under[k] = True
+    rows = [LeaderRow(name, kind, cells, origin[(name, kind)], under.get((name, kind), False))
+            for (name, kind), cells in acc.items()]
+    return sorted(rows, key=lambda r: (r.under_n, -_mean_headline(r)))
 
 
 def _mean_headline(row: LeaderRow) -> float:
@@ -640,33 +699,55 @@ def markdown_section(tb: BenchmarkTables, level: float = 0.95) -> str:
     return "\n".join(parts)
 
 
-def default_figure_items(store: Store, ds: Dataset, limit: int = 5) -> list[str]:
+def answered_items(store: Store, ds: Dataset, study: Optional[str] = None) -> list[str]:
     """Items worth a figure: those some human answered, else those any responder covers (dataset order)."""
-    rs = responders(store, ds.benchmark, ds, pooled=False)
+    rs = responders(store, ds.benchmark, ds, pooled=False, study=study)
     human = {i for r in rs if r.kind == "human" for i in r.item_ids}
     anyone = {i for r in rs for i in r.item_ids}
-    chosen = [it.id for it in ds.items if it.id in human] or [it.id for it in ds.items if it.id in anyone]
-    return chosen[:limit]
+    return [it.id for it in ds.items if it.id in human] or [it.id for it in ds.items if it.id in anyone]
+
+
+def left_out_note(answered: Sequence[str], chosen: Sequence[str], asked: Optional[Sequence[str]], ds: Dataset,
+                  max_items: int) -> str:
+    """Why an answered item has no timeline (or an asked one is not drawn): "" when none is left out."""
+    missing = [i for i in (asked or []) if i not in ds]
+    left = [i for i in answered if i not in chosen]
+    why = []
+    if left:
+        cause = "not among --items" if asked else f"beyond the first {max_items} (--max-items)"
+        why.append(f"answered but not drawn, {cause}: " + ", ".join(f"`{i}`" for i in left))
+    if missing:
+        why.append(f"asked for but not in the {ds.benchmark} dataset: " + ", ".join(f"`{i}`" for i in missing))
+    return ("Items without a timeline: " + "; ".join(why) + ".") if why else ""
 
 
 def write_report(store: Store, datasets: Mapping[str, Dataset], out_dir: str | Path,
                  items: Optional[Sequence[str]] = None, n_resamples: int = DEFAULT_RESAMPLES,
                  seed: int = DEFAULT_SEED, level: float = 0.95, judge: Optional[str] = None,
                  figures: bool = True, png: bool = True, max_items: int = 5,
-                 min_n: int = DEFAULT_MIN_N, ci: str = "ours") -> list[Path]:
+                 min_n: int = DEFAULT_MIN_N, ci: str = "ours", study: Optional[str] = None,
+                 pool_studio: bool = False) -> list[Path]:
     """Write report.md, per-benchmark CSV tables (main, breakdown, differences, ranks), leaderboard.csv
     and timeline figures (HTML + PNG) for the chosen items under out_dir; returns the files written.
-    ci="paper" adds each benchmark's published intervals of its headline where it has them."""
+    ci="paper" adds each benchmark's published intervals of its headline where it has them. `study` (an id or a
+    name) keeps only that study's participants as humans; `pool_studio` pools studio sittings with them. Each
+    timeline has lanes only for the responders who sat its item; an answered item left out is named, with why."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     tables: dict[str, BenchmarkTables] = {}
+    sid = study_id(store, study)
     md = ["# ibench-ui report", "", f"Generated {time.strftime('%Y-%m-%d %H:%M:%S')} from {store.path}.", ""]
+    if sid:
+        md += [f"Human responders: the participants of study {study} ({sid}) only.", ""]
+    md += ["Pooled humans: study participants" + (" and studio sessions." if pool_studio else
+                                                  " only (studio sessions are listed but not pooled)."), ""]
     for bench in [b for b in registry.names() if b in datasets]:
         ds = datasets[bench]
-        if not responders(store, bench, ds):
+        if not responders(store, bench, ds, study=sid):
             continue
-        tb = benchmark_tables(store, ds, n_resamples, seed, level, judge, min_n=min_n, ci=ci)
+        tb = benchmark_tables(store, ds, n_resamples, seed, level, judge, min_n=min_n, ci=ci, study=sid,
+                              pool_studio=pool_studio)
         tables[bench] = tb
         md.append(markdown_section(tb, level))
         written.append(_write_csv(out / f"{bench}_table.csv", table_header(tb), table_rows(tb)))
@@ -683,12 +764,14 @@ def write_report(store: Store, datasets: Mapping[str, Dataset], out_dir: str | P
                                     round(r.p_same_rank, 4), round(r.p_best, 4), round(r.p_tied_best, 4), r.rank_low,
                                     r.rank_high, tb.rank_items] for r in tb.ranks]))
         if figures:
-            chosen = [i for i in items if i in ds] if items else default_figure_items(store, ds, max_items)
-            keys = [rs.responder.key for rs in tb.rows if not rs.responder.pooled]
+            answered = answered_items(store, ds, sid)
+            chosen = [i for i in items if i in ds] if items else answered[:max_items]
+            sitters = [rs.responder for rs in tb.rows if not rs.responder.pooled]
             if chosen:
                 md += ["### timelines", ""]
+            note = left_out_note(answered, chosen, items, ds, max_items)
             for iid in chosen:
-                lanes = item_lanes(store, ds, iid, keys)
+                lanes = item_lanes(store, ds, iid, [r.key for r in sitters if iid in r.item_ids])
                 stem = out / "figures" / f"{bench}__{_safe(iid)}"
                 stem.parent.mkdir(parents=True, exist_ok=True)
                 html = stem.with_suffix(".html")
@@ -700,7 +783,7 @@ def write_report(store: Store, datasets: Mapping[str, Dataset], out_dir: str | P
                     written.append(p)
                     line += f" · ![{iid}](figures/{p.name})"
                 md.append(line)
-            md.append("")
+            md += ["", note, ""] if note else [""]
     board = leaderboard(tables)
     benches = list(tables)
     papered = [b for b in benches if tables[b].paper]
@@ -712,9 +795,11 @@ def write_report(store: Store, datasets: Mapping[str, Dataset], out_dir: str | P
                                + [x for b in papered for x in (paper_cells(tables[b].paper.get(r.cells[b][1]))
                                                                if b in r.cells else [""] * len(IV_SUFFIXES))]
                                for r in board]))
-    md += ["## leaderboard", "", _md_table(["name", "kind"] + [f"{b} ({HEADLINE[b]})" for b in benches],
-                                           [[r.name, r.kind] + [_fmt(r.cells[b][0]) if b in r.cells else "–"
-                                                                for b in benches] for r in board]), ""]
+    md += ["## leaderboard", "", "Ranked by the mean headline; rows marked † have a figure below the minimum n "
+           "and are listed after every better-supported row.", "",
+           _md_table(["name", "kind"] + [f"{b} ({HEADLINE[b]})" for b in benches],
+                     [[r.name + (" †" if r.under_n else ""), r.kind_label] +
+                      [_fmt(r.cells[b][0]) if b in r.cells else "–" for b in benches] for r in board]), ""]
     if not tables:
         md.append("No human sessions or model runs in this store yet.")
     (out / "report.md").write_text("\n".join(md) + "\n", encoding="utf-8")

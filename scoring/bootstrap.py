@@ -49,8 +49,14 @@ class Interval:
             return "–" + size
         if not self.has_interval:
             why = f" (no interval: {self.reason})" if self.reason else ""
-            return f"{self.point:.{digits}f}{size}{why}"
-        return f"{self.point:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]{size}"
+            return f"{_num(self.point, digits)}{size}{why}"
+        return f"{_num(self.point, digits)} [{_num(self.low, digits)}, {_num(self.high, digits)}]{size}"
+
+
+def _num(v: float, digits: int) -> str:
+    """A figure at `digits` decimals, never "-0.0": a value that rounds to zero is 0, whatever its sign."""
+    text = f"{v:.{digits}f}"
+    return f"{0.0:.{digits}f}" if float(text) == 0 else text
 
 
 def too_few(n: int, min_n: int) -> str:

@@ -1,8 +1,23 @@
 /* ibench-ui Leaderboard tab: click a header to sort by it (numbers by data-sort, text otherwise); click again
-   to reverse. */
+   to reverse. Click a score (a ?view=compare link) to open Compare inside this page: the link's query goes into
+   the Leaderboard's hidden #leaderboard-open box (inpage.js), whose input event selects the tab and its responders on the server
+   (a new page would lose the sign-in). A modified click still opens the link as a page. */
 (function () {
   "use strict";
   if (window.ibLeaderboard) return;
+
+  function openInPage(a) {
+    return window.ibInPage.send('leaderboard-open', a.getAttribute('href') || '');
+  }
+
+  function click(ev) {
+    const a = ev.target.closest('a.ib-compare-link');
+    if (a) {
+      if (ev.button === 0 && !ev.ctrlKey && !ev.metaKey && !ev.shiftKey && openInPage(a)) ev.preventDefault();
+      return;
+    }
+    sort(ev);
+  }
 
   function sort(ev) {
     const th = ev.target.closest('th[data-col]');
@@ -24,6 +39,6 @@
 
   window.ibLeaderboard = {
     /* Called by the board's gr.HTML (js_on_load) with its element: its tables sort by a clicked header. */
-    sortable(element) { element.addEventListener('click', sort); },
+    sortable(element) { element.addEventListener('click', click); },
   };
 })();

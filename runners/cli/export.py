@@ -24,7 +24,7 @@ def main(argv: list[str], p) -> int:
     p.add_argument("--out", help="output file or folder")
     p.add_argument("--data", help="dataset folder (default: the session's, or the embedded demo)")
     p.add_argument("--session", help="responses: one session id (default: every session)")
-    p.add_argument("--study", help="responses: every participant session of one study, each with its "
+    p.add_argument("--study", help="responses: every participant session of one study (id or name), each with its "
                                    "reaction-time calibration (calibration_s)")
     p.add_argument("--calibration-shift", dest="calibration_shift", action="store_true",
                    help="responses: move each participant's times back by their measured reaction time "

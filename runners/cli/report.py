@@ -1,7 +1,7 @@
 """`python app.py report --db PATH --out DIR`: Markdown + CSV tables of the scorers' own figures with
 bootstrap intervals (none below --min-n items; `--ci paper` adds the paper's own) and timeline figures
 (HTML + PNG) for every responder in the store: each participant, the pooled humans, each model run and
-live model sitting."""
+live model sitting; `--study NAME` keeps one study's participants as the humans."""
 from __future__ import annotations
 
 from runners.checks import usage
@@ -36,6 +36,10 @@ def main(argv: list[str], p) -> int:
                    help="ours (default): our item bootstrap; paper: also each benchmark's published intervals of its "
                         "headline where it has them (the paper's seeded procedure over the table's rows in order)")
     p.add_argument("--judge", help="content judge spec for scoring (default: each benchmark's reference judge)")
+    p.add_argument("--study", metavar="NAME", help="only this study's participants as human responders and in the "
+                   "pooled row (a study id or name; models are always kept)")
+    p.add_argument("--pool-studio", action="store_true", dest="pool_studio",
+                   help="pool studio sessions with study participants (default: study participants only)")
     p.add_argument("--no-figures", action="store_true", help="tables only")
     p.add_argument("--no-png", action="store_true", help="HTML timelines only")
     a = p.parse_args(argv)
@@ -58,9 +62,16 @@ def main(argv: list[str], p) -> int:
         checks.input_dir(path, "--data")
     checks.output_dir(a.out, "--out")
     checks.check_db(a.db, create=False)
+    store = Store(a.db)
+    if a.study:
+        from runners.report import study_id
+        try:
+            study_id(store, a.study)
+        except KeyError as exc:
+            raise usage(str(exc.args[0]), "--study") from None
     datasets = {b: load(b, dirs.get(b), probe_media=False) for b in (a.benchmark or benchmarks())}
-    paths = write_report(Store(a.db), datasets, a.out, items=a.items, n_resamples=a.resamples, seed=a.seed,
+    paths = write_report(store, datasets, a.out, items=a.items, n_resamples=a.resamples, seed=a.seed,
                          level=a.level, judge=a.judge, figures=not a.no_figures, png=not a.no_png,
-                         max_items=a.max_items, min_n=a.min_n, ci=a.ci)
+                         max_items=a.max_items, min_n=a.min_n, ci=a.ci, study=a.study, pool_studio=a.pool_studio)
     print(f"wrote {len(paths)} file(s) under {a.out}; start with {paths[0]}")
     return 0

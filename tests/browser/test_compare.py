@@ -38,7 +38,9 @@ def test_compare_link_shows_one_lane_per_responder_and_seeks(compare_server, pag
     page.wait_for_selector("#compare-plot .js-plotly-plot .scatterlayer", timeout=30000)
     ticks = page.locator("#compare-plot .ytick text").evaluate_all("es => es.map(e => e.textContent)")
     assert len(ticks) == 3 and "targets" in ticks
-    assert any(t.startswith("human:alice") for t in ticks) and any(t.startswith("baseline:periodic") for t in ticks)
+    # lanes named who and when: the studio session by alice, the model's run
+    assert any(t.startswith("alice · studio session · ") for t in ticks)
+    assert any(t.startswith("baseline:periodic") for t in ticks)
     legend = page.locator("#compare-plot .legendtext").evaluate_all("es => es.map(e => e.textContent)")
     assert {"matched", "premature", "redundant"} <= set(legend)
     # clicking the human's matched point seeks the video to its time
@@ -50,7 +52,7 @@ def test_compare_link_shows_one_lane_per_responder_and_seeks(compare_server, pag
         const gd = document.querySelector('#compare-plot .js-plotly-plot');
         gd.scrollIntoView();
         const i = gd.data.findIndex(t => t.name === 'matched');
-        const tr = gd.data[i]; const j = tr.y.findIndex(y => String(y).startsWith('human:'));
+        const tr = gd.data[i]; const j = tr.y.findIndex(y => String(y).startsWith('alice · '));
         const pts = gd.querySelectorAll('.scatterlayer .trace')[i].querySelectorAll('.point');
         const r = pts[j].getBoundingClientRect();
         return {x: r.left + r.width / 2, y: r.top + r.height / 2, t: tr.x[j]};

@@ -1,7 +1,9 @@
 """Runs tab drill-down of a baseline run: one row per model decision, with thumbnails of the frames it was
-given (decoded on the server), the prompt, the raw reply, the parsed decision and the scorer's verdict."""
+given (decoded on the server), the prompt, the raw reply, the parsed decision and the scorer's verdict; identical
+decisions in a row are shown once, "×N"."""
 import subprocess
 import sys
+from itertools import groupby
 
 import pytest
 
@@ -56,12 +58,18 @@ def test_drill_down_shows_every_decision_with_frames_and_verdicts(app_server, pa
     assert imgs and all(src == "data:image/jpeg;base64," and w > 0 for src, w in imgs)
     first = rows.first
     assert first.locator("img.ib-thumb").count() == min(4, len(calls[0]["frame_times"]))
-    # parsed decisions and the raw reply as stored
-    parsed = page.eval_on_selector_all("#drill-table td.ib-parsed", "cs => cs.map(c => c.innerText)")
-    assert parsed == [c["decision"] + (f": “{c['text']}”" if c["text"] else "") for c in calls]
-    assert calls[0]["raw_reply"] in first.inner_text()
     # spoken decisions carry the scorer's verdict; silent ones are silent
     verdicts = page.eval_on_selector_all("#drill-table tr.ib-decision", "rs => rs.map(r => r.dataset.verdict)")
+    # parsed decisions and the raw reply as stored; identical decisions in a row are one row, "×N" (the rest of
+    # the run is kept in the page, folded away)
+    same = groupby([(c["decision"], c["text"], c["raw_reply"], v) for c, v in zip(calls, verdicts)])
+    expected = [d + (f": “{t}”" if t else "") + (f" ×{n}" if n > 1 else "")
+                for (d, t, _, _), n in ((k, len(list(g))) for k, g in same)]
+    parsed = page.eval_on_selector_all("#drill-table tr.ib-decision:not(.ib-repeat) td.ib-parsed",
+                                       "cs => cs.map(c => c.innerText)")
+    assert parsed == expected and len(expected) < len(calls)
+    assert page.locator("#drill-table tr.ib-repeat").first.is_hidden()
+    assert calls[0]["raw_reply"] in first.inner_text()
     assert {v for c, v in zip(calls, verdicts) if c["decision"] == "silent"} == {"silent"}
     assert all(v in ("matched", "premature", "redundant", "spurious", "unscored")
                for c, v in zip(calls, verdicts) if c["decision"] == "speak")

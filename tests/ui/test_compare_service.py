@@ -9,6 +9,7 @@ turns blue at 10 s; "The background turned blue." at 11 s: matched, 1 s late, ti
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,12 @@ def compare(studio_store):
 def test_choices_name_each_responder_and_count_who_covers_each_item(compare):
     svc, run_key, run_id, tok = compare
     sel = svc.select(tok["reviewer"], IB)
-    assert sel.responders == [("human:P01 (1 items)", HUMAN),
-                              (f"baseline:periodic:5 · sliding · {run_id[-6:]} (1 items)", run_key)]
+    store = svc.ctx.store
+    at = lambda ts: time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))  # noqa: E731 - labels say who and when (UTC)
+    sitting = store.sessions(participant="P01", benchmark=IB)[0].created
+    assert sel.responders == [(f"P01 · studio session · {at(sitting)} (1 items)", HUMAN),
+                              (f"baseline:periodic:5 · sliding · run {at(store.get_run(run_id).created)} · "
+                               f"{run_id[-6:]} (1 items)", run_key)]
     assert len(sel.items) == 15 and sel.items[:4] == [
         ("ball_counter#0 · B_trigger · 1 responder(s)", "ball_counter#0"),
         ("ball_counter#1 · C_counting", "ball_counter#1"), ("ball_counter#2 · A_retro_qa", "ball_counter#2"),

@@ -1,12 +1,13 @@
 """A live session with a human and a model gives two responders, never one: Compare draws them in two lanes,
 the Leaderboard and the report give them two rows, `export responses` names each row's responder, and the
 human's figure everywhere is the one the session itself showed at item end. A model-only session is no
-human baseline; two participants give a pooled human row beside their own."""
+human baseline; two studio participants give a pooled human row beside their own only when asked."""
 from __future__ import annotations
 
 import csv
 import html
 import re
+import time
 
 import pytest
 
@@ -74,7 +75,9 @@ def test_live_session_gives_two_responders_everywhere(svc, tmp_path):
     _, fig, lanes_html = render(CompareService(ctx).view("", IB, ITEM, [human, model]))
     assert re.findall(r'class="ib-lane" data-responder="([^"]+)" data-kind="(\w+)"', html.unescape(lanes_html)) == \
         [(human, "human"), (model, "model")]
-    assert {y for tr in fig.data for y in (tr.y or ())} == {"targets", human, f"{SPEC} · live {sid[-6:]}"}
+    at = time.strftime("%Y-%m-%d %H:%M", time.gmtime(store.get_session(sid).created))  # labels say who and when
+    assert {y for tr in fig.data for y in (tr.y or ())} == {
+        "targets", f"DEMO1 · studio session · {at}", f"{SPEC} · live session by DEMO1 · {at} · {sid[-6:]}"}
     scores = re.findall(r'data-responder="([^"]+)".*?data-measure="total_score">total_score ([^<]+)</span>',
                         html.unescape(lanes_html))
     assert scores == [(human, human_shown), (model, model_shown)]  # each lane scored on its own responses
@@ -116,8 +119,11 @@ def test_model_only_session_is_no_human_baseline_and_humans_pool(svc):
     ctx = svc.ctx
     rs = {r.key: r for r in responders(ctx.store, IB, ctx.dataset(IB))}
     assert "human:ROBOT" not in rs and [k for k in rs if k.startswith("model:")] != []
+    # studio sittings are no study's participants: pooled only when asked
+    assert "humans:pooled" not in rs and {rs["human:P1"].origin, rs["human:P2"].origin} == {"studio"}
+    rs = {r.key: r for r in responders(ctx.store, IB, ctx.dataset(IB), pool_studio=True)}
     assert rs["humans:pooled"].kind == "human" and len(rs["humans:pooled"].item_ids) == 2
-    tables = compute_tables(ctx, 50, 0)
+    tables = compute_tables(ctx, 50, 0, pool_studio=True)
     rows = {rs.responder.key: rs for rs in tables[IB].rows}
     assert f"{rows['human:P1'].columns['total'].point:.3f}" == a
     assert f"{rows['human:P2'].columns['total'].point:.3f}" == b

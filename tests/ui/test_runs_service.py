@@ -35,7 +35,8 @@ def test_the_table_has_one_done_row_with_the_headline_and_the_health(runs):
     assert row == RunRow(
         id=run_id, label=row.label, benchmark="interactionbench", model="baseline:periodic:5", protocol="sliding",
         status="done", pct=100.0, progress="1/1 items",
-        result="accuracy 0.0, n_items 1, silence_compliance 0.0, timing_accuracy 40.0, total 0.0 | calls 32, "
+        # the paper table's figures on the Leaderboard's 0–100 scale, said so once
+        result="total 0.0, accuracy 0.0, timing_accuracy 40.0, silence_compliance 0.0 (0–100) | calls 32, "
                "retries 0, errors 0, excluded 0, skipped ticks 0, compliance 100.0 %")
     assert row.label.split(" · ")[1:] == ["baseline:periodic:5", "interactionbench", "sliding", "timing=decision",
                                          "on_error=exclude", "1 listed items"]
