@@ -46,7 +46,7 @@ def build_studio(ctx: AppContext, routes: dict | None = None) -> tuple[gr.Blocks
                 build_compare(ctx, events, demo, tabs)  # ?view=compare&benchmark=..&responders=.. opens it
             with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab:
                 build_leaderboard(ctx, events, leaderboard_tab)
-            build_annotation_tabs(ctx, events)  # Annotation: sign-in, Verify, Review, Agreement, Users
+            build_annotation_tabs(ctx, events, demo)  # Annotation: sign-in, Verify, Review, Agreement, Users
         # a studio link with ?session=... opens the Session tab directly
         events.on(demo.load, _initial_tab, None, tabs, roles=PUBLIC, api_visibility="private", show_progress="hidden")
     events.assert_complete(demo)

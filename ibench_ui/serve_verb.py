@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def main(argv: list[str], parser) -> int:
-    from annotation import registry
+    from annotation import auth, registry
     parser.add_argument("--db", default="ibench.sqlite", help="SQLite file (created on first start)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=None, help="default: Gradio's (7860 or the next free one)")
@@ -18,12 +18,34 @@ def main(argv: list[str], parser) -> int:
     parser.add_argument("--models", metavar="FILE", default=None,
                         help="TOML model registry (name -> spec, allowed base URLs and key variables): the only "
                              "models the browser can choose, by name (default: the built-in baselines)")
+    parser.add_argument("--base-url", dest="base_url", default="",
+                        help="the public URL people open (an https:// one makes the sign-in cookies Secure)")
+    parser.add_argument("--session-idle", dest="session_idle", type=float, default=auth.IDLE_TTL, metavar="SECONDS",
+                        help=f"a sign-in unused this long ends (default {auth.IDLE_TTL:.0f})")
+    parser.add_argument("--session-max", dest="session_max", type=float, default=auth.TOKEN_TTL, metavar="SECONDS",
+                        help=f"a sign-in ends this long after it began, used or not (default {auth.TOKEN_TTL:.0f})")
+    parser.add_argument("--link-session-max", dest="link_session_max", type=float,
+                        default=auth.SignInSettings.link_max_age, metavar="SECONDS",
+                        help=f"a study link's cookie lasts this long (default {auth.SignInSettings.link_max_age:.0f})")
+    parser.add_argument("--signin-lockout", dest="signin_lockout", type=float, default=None, metavar="SECONDS",
+                        help="the first lockout after repeated failed sign-ins or link tokens, doubling with each "
+                             "further failure (default 30)")
     args = parser.parse_args(argv)
     from runners import checks
     checks.check_db(args.db, create=True)  # the same checks as the other verbs, before anything is created
     dirs = {b: getattr(args, b) for b in registry.names() if getattr(args, b)}
     for b, path in dirs.items():
         checks.input_dir(path, f"--{b}")
+
+    try:
+        signin = auth.SignInSettings(idle=args.session_idle, max_age=args.session_max,
+                                     link_max_age=args.link_session_max, lockout=args.signin_lockout)
+    except ValueError as exc:
+        print(f"error: serve: {exc}", file=sys.stderr)
+        return 2
+    if args.base_url and not args.base_url.startswith(("http://", "https://")):
+        print(f"error: serve: --base-url must start with http:// or https://, got {args.base_url!r}", file=sys.stderr)
+        return 2
 
     from ibench_ui.host import NO_ADMIN, is_loopback
     if not is_loopback(args.host) and not Path(args.db).exists():  # no store, so no accounts: refuse first
@@ -42,5 +64,5 @@ def main(argv: list[str], parser) -> int:
         return 2
 
     ctx = AppContext(store=Store(args.db), data_dirs={k: Path(v) for k, v in dirs.items()},
-                     asr_model=args.asr_model, models=models)
+                     asr_model=args.asr_model, models=models, signin=signin, base_url=args.base_url)
     return serve(ctx, host=args.host, port=args.port)

@@ -183,6 +183,9 @@
       let res;
       try { res = await P.call("finish_item", { session_id: S.sess.id, item_index: S.item.index, item_id: S.item.id }); }
       catch (err) { status(String(err.message || err), true); S.finishing = false; setTimeout(ended, 3000); return; }
+      if (!res.ok && typeof res.retry_in === "number") {  // the item's clock has not reached its end yet (server)
+        S.finishing = false; setTimeout(ended, Math.ceil(1000 * res.retry_in) + 100); return;
+      }
       if (!res.ok) { status(res.error, true); return; }
       try { localStorage.removeItem(P.posKey()); } catch (e) { /* ignore */ }
       $("#item-result").innerHTML = res.result_html;
@@ -411,7 +414,7 @@
     function linkKey(req) { return "ibench.link." + JSON.stringify(LINK_KEYS.map(k => req[k] || "")); }
 
     async function opening(q) {
-      if (q.get("t")) { await open({}); return; }  // a study link: its token names the session
+      if ($("#ib-session").dataset.participant) { await open({}); return; }  // a study link: its cookie names the session
       if (q.get("session")) { await open({ session_id: q.get("session") }); return; }
       if (q.get("participant") || q.get("benchmark")) {
         const req = {}; for (const k of LINK_KEYS) if (q.has(k)) req[k] = q.get(k);
