@@ -48,7 +48,6 @@ MAX_CLIPS = 300             # per session
 MAX_AUDIO_BYTES = 200 * 2**20  # per session, WAV bytes on disk
 CLOCK_SLACK_S = 2.0         # a page may be this far ahead of the wall time since the item opened
 MAX_BEHIND_S = 5.0          # a response this far behind the page's last reported position is refused
-FINISH_GRACE_S = 1.0        # finish_item may come this much before the item's clock reaches its end
 LOCK_STRIPES = 1024         # per-session locks (by hash) so a session's count-then-store is one step
 MAX_CHUNKS = 10000
 DEFAULT_N = 5
@@ -401,12 +400,13 @@ class SessionService:
     def _lock(self, s: Session) -> threading.Lock:
         return self._locks[hash(s.id) % LOCK_STRIPES]
 
-    def _stored(self, s: Session, rid: str) -> Optional[Response]:
-        """The response `rid` if this session already stored it (a retry); SessionInputError if another did."""
+    def _stored(self, s: Session, rid: str, item_id: str) -> Optional[Response]:
+        """The response `rid` if this session already stored it on this item (a retry); SessionInputError if
+        another session or item did."""
         rows = self.ctx.store.query("select session_id, item_id from responses where id = ?", [rid])
         if not rows:
             return None
-        if rows[0]["session_id"] != s.id:
+        if (rows[0]["session_id"], rows[0]["item_id"]) != (s.id, item_id):
             raise SessionInputError("That response id is already used; nothing was logged.")
         return next((r for r in self.ctx.store.responses(session_id=s.id, item_id=rows[0]["item_id"])
                      if r.id == rid), None)
@@ -418,7 +418,7 @@ class SessionService:
         with self._lock(s):
             n_session, n_item = self.ctx.store.count_responses(s.id, r.item_id)
             if n_item >= b["max_responses_per_item"] or n_session >= b["max_responses_per_session"]:
-                old = self._stored(s, r.id)
+                old = self._stored(s, r.id, r.item_id)
                 if old is not None:
                     return old, True
                 which = ("this item", b["max_responses_per_item"]) if n_item >= b["max_responses_per_item"] \
@@ -428,7 +428,7 @@ class SessionService:
             try:
                 return self.ctx.store.add_response(r), False
             except sqlite3.IntegrityError:
-                old = self._stored(s, r.id)
+                old = self._stored(s, r.id, r.item_id)
                 if old is not None:
                     return old, True
                 raise
@@ -654,7 +654,7 @@ class SessionService:
             self._check_media_t(s, idx, item, start_media, "start_media_t")
             chunks = _chunk_ends(req.get("chunk_ends"))
             rid = self._rid(req)
-            old = self._stored(s, rid)
+            old = self._stored(s, rid, item.id)
             if old is not None:  # a retry of a stored clip: answered as logged, its file never touched
                 return {"ok": True, "rid": old.id, "t": old.t, "kind": old.kind, "text": old.text, "duplicate": True,
                         **self._live(s, item)}
@@ -738,10 +738,7 @@ class SessionService:
             if not mine:
                 raise SessionInputError("That response is not one of this session's responses to the open item; "
                                         "nothing was changed.")
-            max_text = self._bounds(s)["max_text"]
-            if len(text) > max_text:
-                raise SessionInputError(f"A corrected transcript is at most {max_text} characters.")
-            self.ctx.store.correct_response(rid, text, user=s.participant)
+            self.ctx.store.correct_response(rid, text[:self._bounds(s)["max_text"]], user=s.participant)
             item = self._dataset(s.benchmark).get(mine[0].item_id)
             return {"ok": True, **self._live(s, item)}
         except (SessionInputError, KeyError) as exc:
@@ -769,11 +766,11 @@ class SessionService:
             return self._fail(exc)
 
     def _check_finish(self, s: Session, idx: int, item: Item) -> None:
-        """A study item is finished only once its clock (wall time since it opened) has run to its end, less
-        FINISH_GRACE_S, unless the study allows skipping; the refusal says when to ask again (retry_in)."""
+        """A study item is finished only once its clock (wall time since it opened) has run to its end, less the
+        clock slack (CLOCK_SLACK_S), unless the study allows skipping; the refusal says when to ask again."""
         if not study_flow.is_study(self._flow(s)) or self._bounds(s)["allow_skip"]:
             return
-        left = float(item.stream.duration or 0.0) - FINISH_GRACE_S - (time.time() - self.ctx.store.item_opened(s.id, idx))
+        left = float(item.stream.duration or 0.0) - self.clock_slack - (time.time() - self.ctx.store.item_opened(s.id, idx))
         if left > 0:
             raise ItemNotOver(left)
 
