@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from annotation.csv_cells import safe_row
 from annotation.calibration import shift_of
 from annotation.loaders import load
 from annotation.model import Item
@@ -79,7 +80,7 @@ def write_csv_atomic(path: Path, rows: list[tuple[str, str]]) -> None:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["participant", "url"])
-    w.writerows(rows)
+    w.writerows(safe_row(r) for r in rows)  # a participant id may start with + - @ (annotation.csv_cells)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:

@@ -12,13 +12,14 @@ from pathlib import Path
 from annotation.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sec_helpers beside this file (importlib mode)
-from sec_helpers import http, server_fn
+from sec_helpers import as_cookie, http, server_fn
 
 BAD_LINK_START = "This study link is not valid"
 
 
 def _route(server, mount: str, body=None, raw: bytes | None = None, method: str | None = None):
-    status, text = http(f"{server.url}{mount}/api/respond", body, raw=raw, method=method)
+    body, headers = as_cookie(server.url, body)  # a link's token or a sign-in travel as the cookie set for them
+    status, text = http(f"{server.url}{mount}/api/respond", body, raw=raw, method=method, headers=headers)
     try:
         return status, json.loads(text)
     except ValueError:
