@@ -1,6 +1,6 @@
 """CSV cells safe to open in a spreadsheet: a text cell that starts with = + - @, a tab or a carriage return
 is written with a leading apostrophe, so Excel, LibreOffice or Sheets show it as text instead of running it as
-a formula (CSV injection). Numbers, and text that is a plain number such as "-0.25", are written unchanged.
+a formula (CSV injection). Numbers, and text that is a negative number such as "-0.25", are written unchanged.
 Every CSV we write passes its rows through `safe_row`."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 from typing import Any, Iterable
 
 _TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_NUMBER = re.compile(r"^-(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")  # a negative number: data, not a formula
 
 
 def safe_cell(value: Any) -> Any:

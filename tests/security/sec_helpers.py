@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,7 +80,7 @@ _LINKS: dict = {}
 def link_cookie(url: str, token: str) -> str:
     """The Cookie header a study link's first load sets (GET /study/?t=TOKEN answers 303 with it)."""
     if (url, token) not in _LINKS:
-        status, headers, _ = http_full(f"{url}/study/?t={token}")
+        status, headers, _ = http_full(f"{url}/study/?t={urllib.parse.quote(token, safe='')}")
         _LINKS[(url, token)] = f"ib_study={cookie_of(headers, 'ib_study')}" if status == 303 else ""
     return _LINKS[(url, token)]
 
@@ -138,7 +140,9 @@ def as_cookie(url: str, req) -> tuple[object, dict]:
     if not isinstance(req, dict) or not ({"t", "auth"} & set(req)):
         return req, {}
     t, a = req.get("t"), req.get("auth")
-    cookie = link_cookie(url, t) if isinstance(t, str) else ""
+    # only a token of the links' form is traded (the host refuses any other at once; no need to spend the
+    # client's allowance of wrong tokens on it)
+    cookie = link_cookie(url, t) if isinstance(t, str) and re.fullmatch(r"[A-Za-z0-9_-]{20,128}", t) else ""
     if isinstance(a, str):
         cookie = f"ib_session={a}"
     return {k: v for k, v in req.items() if k not in ("t", "auth")}, ({"Cookie": cookie} if cookie else {})
@@ -159,3 +163,14 @@ def server_fn(url: str, mount: str, fn: str, req, session_hash: str = "sec-test"
         return status, json.loads(text)
     except ValueError:
         return status, text
+
+
+def finish_when_due(url: str, mount: str, req: dict, deadline: float = 180.0):
+    """finish_item as the page calls it: refused with `retry_in` until the item's clock has run to its end (a
+    study item), then asked again after that many seconds; returns the final (status, reply)."""
+    end = time.time() + deadline
+    while True:
+        status, res = server_fn(url, mount, "finish_item", req)
+        if not (isinstance(res, dict) and not res.get("ok") and "retry_in" in res) or time.time() > end:
+            return status, res
+        time.sleep(min(res["retry_in"] + 0.2, 5.0))

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sec_helpers beside this file (importlib mode)
-from sec_helpers import IB, ITEMS, component_id, http, server_fn, signin_cookie
+from sec_helpers import IB, ITEMS, component_id, finish_when_due, http, server_fn, signin_cookie
 
 
 def _client(url, user=None):
@@ -167,7 +167,7 @@ def test_no_answer_before_closing_and_no_answer_after(server):
         status, out = server_fn(server.url, "/study", "respond", {"t": tok, "item_index": 0, "kind": "press",
                                                                   "media_t": t})
         assert status == 200 and not out["ok"], t
-    status, fin = server_fn(server.url, "/study", "finish_item", {"t": tok, "item_index": 0})
+    status, fin = finish_when_due(server.url, "/study", {"t": tok, "item_index": 0})  # once its clock has run
     assert fin["ok"]
     assert "The ball appeared." not in fin["result_html"] and "00:08.000" not in fin["result_html"]
     status, out = server_fn(server.url, "/study", "respond", {"t": tok, "item_index": 0, "kind": "press", "media_t": 0.5})

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sec_helpers beside this file (importlib mode)
-from sec_helpers import IB, ITEMS, REPO, http, server_fn, signin_cookie  # noqa: E402
+from sec_helpers import IB, ITEMS, REPO, finish_when_due, http, server_fn, signin_cookie  # noqa: E402
 
 from annotation.loaders import demo_dir, load  # noqa: E402
 from annotation import registry  # noqa: E402
@@ -97,7 +97,7 @@ def test_participant_urls_resolve_only_to_their_own_item_media(server):
     texts = [http(server.url + "/study/?t=" + tok)[1], http(server.url + "/study/config")[1]]
     status, first = server_fn(server.url, "/study", "open_session", {"t": tok})
     texts.append(json.dumps(first))
-    status, fin = server_fn(server.url, "/study", "finish_item", {"t": tok, "item_index": 0})
+    status, fin = finish_when_due(server.url, "/study", {"t": tok, "item_index": 0})  # once its clock has run
     texts.append(json.dumps(fin))
     status, second = server_fn(server.url, "/study", "open_session", {"t": tok})
     texts.append(json.dumps(second))
