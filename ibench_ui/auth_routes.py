@@ -106,8 +106,9 @@ def add_auth_routes(app: FastAPI, ctx: AppContext) -> None:
 
 class StudyLinkCookies:
     """ASGI: `GET /study/?t=TOKEN` becomes a cookie. A valid token answers 303 to the same path without the
-    token, with the study cookie set; a wrong one is counted against the client (429 while locked) and the page
-    loads without a cookie (it then says the link is not valid). Everything else passes through."""
+    token, with the study cookie set; a wrong one is counted against the client (429 while locked) and answers
+    303 with any earlier study cookie cleared, so the page says the link is not valid rather than opening
+    another link's session. Everything else passes through."""
 
     def __init__(self, app, ctx: AppContext):
         self.app, self.ctx = app, ctx
@@ -120,11 +121,9 @@ class StudyLinkCookies:
         token = (parse_qs(scope["query_string"].decode("latin-1")).get("t") or [""])[0]
         resp = await anyio.to_thread.run_sync(self._exchange, token, (scope.get("client") or ("unknown",))[0],
                                               scope.get("scheme", "http"), path)
-        if resp is None:
-            return await self.app(scope, receive, send)
         await resp(scope, receive, send)
 
-    def _exchange(self, token: str, address: str, scheme: str, path: str) -> Optional[Response]:
+    def _exchange(self, token: str, address: str, scheme: str, path: str) -> Response:
         keys = [(f"link:{address}", throttle.LINK)]
         guard = throttle.Throttle(self.ctx.store, self.ctx.signin.lockout)
         wait = guard.locked(keys)
@@ -137,9 +136,12 @@ class StudyLinkCookies:
             if wait > 0:
                 s = throttle.retry_after(wait)
                 return PlainTextResponse(LOCKED.format(s=s), status_code=429, headers={"Retry-After": s})
-            return None
         resp = RedirectResponse(path, status_code=303, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
-        set_cookie(self.ctx, resp, STUDY_COOKIE, sid, self.ctx.signin.link_max_age, STUDY_PATH, scheme)
+        if sid is None:
+            resp.delete_cookie(STUDY_COOKIE, path=STUDY_PATH, httponly=True, samesite="strict",
+                               secure=_secure(self.ctx, scheme))
+        else:
+            set_cookie(self.ctx, resp, STUDY_COOKIE, sid, self.ctx.signin.link_max_age, STUDY_PATH, scheme)
         return resp
 
 
