@@ -18,7 +18,6 @@ from ibench_ui.guard import PUBLIC, SIGNED_IN, Events
 from ibench_ui.handlers import error_html, ok_html, reports_to
 from ibench_ui.render import esc, table_html
 from ibench_ui.review import build_review
-from ibench_ui.static_route import script_tags
 from ibench_ui.verify import build_agreement, build_verify
 
 
@@ -37,13 +36,13 @@ def build_annotation_tabs(ctx: AppContext, events: Events, demo: gr.Blocks) -> N
     token = events.token
     with gr.Tab("Annotation", id="annotation", elem_id="tab-annotation"):
         with gr.Row(elem_id="signin-box"):
-            name = gr.Textbox(label="User", elem_id="signin-name", scale=2)
-            password = gr.Textbox(label="Password", type="password", elem_id="signin-password", scale=2)
+            gr.Textbox(label="User", elem_id="signin-name", scale=2, interactive=True)  # read by signin.js
+            password = gr.Textbox(label="Password", type="password", elem_id="signin-password", scale=2,
+                                  interactive=True)
             gr.Button("Sign in", variant="primary", elem_id="signin-button", scale=1)  # static/signin.js
             gr.Button("Sign out", elem_id="signout-button", scale=1)                  # static/signin.js
             refresh = gr.Button("Signed in", elem_id="signin-refresh", elem_classes=["ib-hidden"])
-        who = gr.HTML('<div id="signin-status">Not signed in.</div>', elem_id="signin-status-box",
-                      head=script_tags(["signin.js"]), js_on_load="ibSignin.mount()")
+        who = gr.HTML('<div id="signin-status">Not signed in.</div>', elem_id="signin-status-box", js_on_load=None)
         with gr.Tabs():
             with gr.Tab("Verify", id="verify", elem_id="tab-verify"):
                 refresh_verify = build_verify(ctx, events)

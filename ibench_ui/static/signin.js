@@ -35,23 +35,17 @@
     refreshed();
   }
 
-  let mounted = false;
-  window.ibSignin = {
-    /* Called by the sign-in status gr.HTML (js_on_load): the buttons and Enter in the password box. */
-    mount() {
-      if (mounted) return;
-      mounted = true;
-      document.addEventListener("click", (ev) => {
-        const t = ev.target && ev.target.closest ? ev.target : null;
-        if (!t) return;
-        if (t.closest("#signin-button")) { ev.preventDefault(); signIn(); }
-        else if (t.closest("#signout-button")) { ev.preventDefault(); signOut(); }
-      }, true);
-      document.addEventListener("keydown", (ev) => {
-        if (ev.key === "Enter" && ev.target && ev.target.closest && ev.target.closest("#signin-password")) {
-          ev.preventDefault(); signIn();
-        }
-      }, true);
-    },
-  };
+  // loaded in the studio's <head>: the buttons and Enter in the password box, for the page's whole life
+  window.ibSignin = { signIn, signOut };
+  document.addEventListener("click", (ev) => {
+    const t = ev.target && ev.target.closest ? ev.target : null;
+    if (!t) return;
+    if (t.closest("#signin-button")) { ev.preventDefault(); signIn(); }
+    else if (t.closest("#signout-button")) { ev.preventDefault(); signOut(); }
+  }, true);
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && ev.target && ev.target.closest && ev.target.closest("#signin-password")) {
+      ev.preventDefault(); signIn();
+    }
+  }, true);
 })();
