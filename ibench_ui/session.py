@@ -372,16 +372,20 @@ class SessionService:
         return idx, self._dataset(s.benchmark).get(iid)
 
     def _check_media_t(self, s: Session, idx: int, item: Item, t: float, what: str = "media_t") -> None:
-        """A response time must lie in [0, duration], no further ahead than the wall time since the item was
-        opened (plus CLOCK_SLACK_S): a page cannot answer at a time it has not yet played; and no more than
-        MAX_BEHIND_S behind the position the page last reported (`clock`): nor at one long past."""
-        dur = float(item.stream.duration or 0.0)
-        if dur > 0 and t > dur:
-            raise SessionInputError(f"{what} {t:.3f} s is past the end of the item ({dur:.3f} s); nothing was logged.")
+        """A response time must be playable (`_check_played`) and no more than MAX_BEHIND_S behind the position
+        the page last reported (`clock`): a page cannot answer at a time long past either."""
+        self._check_played(s, idx, item, t, what)
         seen = self._positions.get((s.id, idx))
         if seen is not None and t < seen - MAX_BEHIND_S:
             raise SessionInputError(f"{what} {t:.3f} s is far behind the playback position {seen:.3f} s the page "
                                     "reported; nothing was logged.")
+
+    def _check_played(self, s: Session, idx: int, item: Item, t: float, what: str = "media_t") -> None:
+        """A media time must lie in [0, duration] and no further ahead than the wall time since the item was
+        opened (plus CLOCK_SLACK_S): a page cannot answer at a time it has not yet played."""
+        dur = float(item.stream.duration or 0.0)
+        if dur > 0 and t > dur:
+            raise SessionInputError(f"{what} {t:.3f} s is past the end of the item ({dur:.3f} s); nothing was logged.")
         elapsed = time.time() - self.ctx.store.item_opened(s.id, idx)
         if t > elapsed + self.clock_slack:
             raise SessionInputError(f"{what} {t:.3f} s is ahead of the item's clock ({elapsed:.1f} s since it "
@@ -797,8 +801,12 @@ class SessionService:
             if idx != s.current_index:  # a late report from an item that has already ended
                 return {"ok": True, "model": spec or None, "state": "item closed"}
             media_t = _float(req, "media_t")
-            self._check_media_t(s, idx, item, media_t)  # a position is bounded like a response's time
-            self._positions[(s.id, idx)] = media_t      # the page's playback position (MAX_BEHIND_S)
+            try:  # the page's playback position (MAX_BEHIND_S), kept when it is one the item could have reached
+                self._check_played(s, idx, item, media_t)
+                self._positions[(s.id, idx)] = media_t
+            except SessionInputError:
+                if not spec:
+                    raise
             if not spec:
                 return {"ok": True, "model": None}
             paused = bool(req.get("paused"))
