@@ -62,7 +62,7 @@ def participant_head() -> str:
 
 def build_participant_app(ctx: AppContext, svc: SessionService | None = None, routes: dict | None = None) -> gr.Blocks:
     """The study page; `routes`, when given, receives the hot functions the host also serves as plain JSON
-    routes (see ibench_ui.host), each the same token-scoped function the page's server functions call."""
+    routes (see ibench_ui.host), each the same cookie-scoped function the page's server functions call."""
     svc = svc or SessionService(ctx, links=True)
     if not svc.links:
         raise ValueError("the participant app needs a SessionService(links=True)")

@@ -475,7 +475,7 @@ class SessionService:
         base = {"ok": True, "notice": notice, "asr": self._asr_for(s),
                 "session": {"id": s.id, "participant": s.participant, "benchmark": s.benchmark,
                             "n_items": len(s.item_ids), "index": s.current_index, "settings": view,
-                            "study": study}}
+                            "study": study, "max_text": self._bounds(s)["max_text"]}}
         if s.current_index >= len(s.item_ids):
             if study:
                 if not study_flow.completion_code(flow):

@@ -44,6 +44,7 @@
       if (S.model) P.pollLoop();
       setUrlSession(S.sess.id);
       $("#session-setup").hidden = true;
+      if (S.sess.max_text) $("#response-text").maxLength = S.sess.max_text;  // the session's bound (server)
       const box = $("#ib-session");
       box.classList.toggle("ib-study", !!S.sess.study);
       box.classList.toggle("ib-model-only", !S.human);
