@@ -371,12 +371,13 @@ class SessionService:
             raise SessionInputError(f"That item is not item {idx + 1} of this session; nothing was logged.")
         return idx, self._dataset(s.benchmark).get(iid)
 
-    def _check_media_t(self, s: Session, idx: int, item: Item, t: float, what: str = "media_t") -> None:
-        """A response time must be playable (`_check_played`) and no more than MAX_BEHIND_S behind the position
-        the page last reported (`clock`): a page cannot answer at a time long past either."""
+    def _check_media_t(self, s: Session, idx: int, item: Item, t: float, what: str = "media_t",
+                       behind: float = MAX_BEHIND_S) -> None:
+        """A response time must be playable (`_check_played`) and no more than `behind` seconds behind the
+        position the page last reported (`clock`): a page cannot answer at a time long past either."""
         self._check_played(s, idx, item, t, what)
         seen = self._positions.get((s.id, idx))
-        if seen is not None and t < seen - MAX_BEHIND_S:
+        if seen is not None and t < seen - behind:
             raise SessionInputError(f"{what} {t:.3f} s is far behind the playback position {seen:.3f} s the page "
                                     "reported; nothing was logged.")
 
@@ -655,7 +656,7 @@ class SessionService:
             if len(pcm) > rate * MAX_CLIP_S:
                 raise SessionInputError(f"The recording is longer than {MAX_CLIP_S:.0f} s; nothing was logged.")
             start_media = _float(req, "start_media_t")
-            self._check_media_t(s, idx, item, start_media, "start_media_t")
+            self._check_played(s, idx, item, start_media, "start_media_t")  # its onset is checked below
             chunks = _chunk_ends(req.get("chunk_ends"))
             rid = self._rid(req)
             old = self._stored(s, rid, item.id)
@@ -699,7 +700,8 @@ class SessionService:
         """Log a kept clip at the media time of its speech onset (refused when that time is not playable yet)."""
         onset_s = onset if onset is not None else onset_asr
         t = media_at(int(round(onset_s * rate)), rate, start_media, chunks)
-        self._check_media_t(s, idx, item, t, "the speech onset")
+        # a clip is sent when it ends: its onset may lie its whole length behind the page's position
+        self._check_media_t(s, idx, item, t, "the speech onset", behind=MAX_BEHIND_S + len(pcm) / rate)
         meta = {"source": str(req.get("source") or "ptt")[:32], "onset_s": onset_s, "onset_energy_s": onset,
                 "onset_asr_s": onset_asr, "clip_start_media_t": start_media, "clip_s": len(pcm) / rate,
                 "press_media_t": _scalars(req, ("press_media_t",)).get("press_media_t"), "item_index": idx,
