@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from annotation.csv_cells import plain_cell, safe_dict
 from annotation.dataset import Dataset
 from annotation.edits import current_value, parse_value
 from annotation.loaders import loader
@@ -52,7 +53,7 @@ def write_csv(dataset: Dataset, path: Path) -> Path:
         w = csv.DictWriter(fh, fieldnames=COLUMNS)
         w.writeheader()
         for r in rows(dataset):
-            w.writerow({k: ("" if v is None else v) for k, v in r.items()})
+            w.writerow(safe_dict({k: ("" if v is None else v) for k, v in r.items()}))
     return path
 
 
@@ -73,7 +74,7 @@ def read_rows(path: Path) -> list[dict]:
     """Target rows from a CSV or JSONL file written by `write_csv`/`write_jsonl` (possibly hand-edited)."""
     text = Path(path).read_text(encoding="utf-8-sig")
     if Path(path).suffix.lower() == ".csv":
-        return list(csv.DictReader(io.StringIO(text)))
+        return [{k: plain_cell(v) for k, v in row.items()} for row in csv.DictReader(io.StringIO(text))]
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if line.strip():

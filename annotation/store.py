@@ -53,9 +53,13 @@ _TABLES: dict[str, dict[str, Any]] = {
     "verifications": dict(columns={"id": str, "benchmark": str, "item_id": str, "target_id": str, "user": str,
                                    "kind": str, "value": str, "created": float},
                           pk="id"),
+    # sign-in sessions (cookie ids, hashed): an account's ("user") or a study link's ("link": its token hash)
     "auth_tokens": dict(columns={"token_hash": str, "user": str, "created": float, "expires": float,
-                                 "revoked": int},
+                                 "revoked": int, "last_seen": float, "idle": float, "link": str},
                         pk="token_hash"),
+    # failed sign-ins and link tokens per account or client (annotation.throttle): kept across restarts
+    "auth_failures": dict(columns={"key": str, "failures": int, "last": float, "locked_until": float},
+                          pk="key"),
     # annotation.studies: a study for outside participants and one capability link (token hash) each
     "studies": dict(columns={"id": str, "benchmark": str, "name": str, "created": float, "settings": str,
                              "status": str, "data_dir": str},
@@ -68,6 +72,7 @@ _TABLES: dict[str, dict[str, Any]] = {
 _INDEXES = [("responses", ["session_id", "item_id"]), ("responses", ["benchmark", "item_id"]),
             ("reviews", ["benchmark", "item_id"]), ("verifications", ["benchmark", "item_id", "user"]),
             ("run_items", ["run_id"]), ("study_links", ["study_id"]), ("study_links", ["session_id"]),
+            ("auth_tokens", ["user"]),
             ("run_calls", ["run_id", "item_id"])]
 
 
@@ -341,6 +346,12 @@ class Store:
         return [Response(**{**asdict(r), "text": latest[r.id].text}) if r.id in latest else r
                 for r in out if not r.supersedes]
 
+    def count_responses(self, session_id: str, item_id: str) -> tuple[int, int]:
+        """(rows of the session, rows of the session on `item_id`), corrections included: what bounds count."""
+        row = self._reader().conn.execute("select count(*), coalesce(sum(item_id = ?), 0) from responses "
+                                          "where session_id = ?", [item_id, session_id]).fetchone()
+        return int(row[0]), int(row[1])
+
     def correct_response(self, response_id: str, text: str, user: str) -> Response:
         """Record a transcript correction as a new row; the original's time is kept."""
         with self._lock:
@@ -465,10 +476,37 @@ class Store:
                 raise KeyError(f"no user {name!r}")
             self.db["users"].update(name, fields)
 
-    def add_token(self, token_hash: str, user: str, expires: float) -> None:
+    def add_token(self, token_hash: str, user: str, expires: float, idle: Optional[float] = None,
+                  link: Optional[str] = None) -> None:
+        """Store a sign-in session by its hash: an account's (`user`) or a study link's (`link`, the link's hash)."""
+        now = time.time()
         with self._lock:
-            self.db["auth_tokens"].insert({"token_hash": token_hash, "user": user, "created": time.time(),
-                                           "expires": expires, "revoked": 0})
+            self.db["auth_tokens"].insert({"token_hash": token_hash, "user": user, "created": now,
+                                           "expires": expires, "revoked": 0, "last_seen": now, "idle": idle,
+                                           "link": link})
+
+    def touch_token(self, token_hash: str, when: float) -> None:
+        with self._lock:
+            self.db.execute("update auth_tokens set last_seen = ? where token_hash = ?", [when, token_hash])
+
+    def revoke_user_tokens(self, user: str) -> None:
+        """End every sign-in session of an account (sign-out, password change)."""
+        with self._lock:
+            self.db.execute("update auth_tokens set revoked = 1 where user = ?", [user])
+
+    # -- failure counters (annotation.throttle) -------------------------------------------------
+    def failure(self, key: str) -> Optional[dict]:
+        rows = self.query("select * from auth_failures where key = ?", [key])
+        return rows[0] if rows else None
+
+    def set_failure(self, key: str, failures: int, last: float, locked_until: float) -> None:
+        with self._lock:
+            self.db["auth_failures"].upsert({"key": key, "failures": failures, "last": last,
+                                             "locked_until": locked_until}, pk="key")
+
+    def clear_failure(self, key: str) -> None:
+        with self._lock:
+            self.db.execute("delete from auth_failures where key = ?", [key])
 
     def get_token(self, token_hash: str) -> Optional[dict]:
         rows = self.query("select * from auth_tokens where token_hash = ?", [token_hash])

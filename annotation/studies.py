@@ -17,6 +17,11 @@ from urllib.parse import urlencode
 from annotation.store import Store, new_id
 
 PARTICIPANT = re.compile(r"^[\w.@+-]{1,64}$")
+# what one session may store (ibench_ui.session enforces them; studio sessions use these defaults): a press every
+# 0.3 s through a minute-long item is 200; typed answers are a sentence or two; a clock that has not run to the
+# item's end refuses finish_item unless the study allows skipping
+BOUNDS: dict[str, Any] = {"max_responses_per_item": 200, "max_responses_per_session": 2000, "max_text": 500,
+                          "allow_skip": False}
 STUDY_PATH = "/study"  # where the host mounts the participant app (participant_url is the only builder)
 DEFAULT_SETTINGS: dict[str, Any] = {
     "show_results": False,   # participants see targets and scores after an item only if True
@@ -27,10 +32,14 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "participant_param": "PROLIFIC_PID",  # the study link's URL parameter carrying the platform's participant id
     "pause_allowed": False,
     "respond_key": "Space",
+    **BOUNDS,
 }
 _TYPES: dict[str, tuple] = {"show_results": (bool,), "practice_item": (str, type(None)), "consent": (str,),
                             "completion_code": (str,), "completion_url": (str,), "participant_param": (str,),
-                            "pause_allowed": (bool,), "respond_key": (str,)}
+                            "pause_allowed": (bool,), "respond_key": (str,),
+                            "max_responses_per_item": (int,), "max_responses_per_session": (int,),
+                            "max_text": (int,), "allow_skip": (bool,)}
+_RANGES = {"max_responses_per_item": (1, 10000), "max_responses_per_session": (1, 100000), "max_text": (1, 20000)}
 # a study is watched by people, never by a model chosen here: live models are an admin action in the studio
 _FORBIDDEN = ("model", "responders", "protocol")
 MAX_PARTICIPANTS = 10000
@@ -103,6 +112,9 @@ def check_settings(settings: Optional[dict], item_pool: Optional[set[str]] = Non
         if not isinstance(out[key], types):
             raise ValueError(f"study setting {key!r} must be {' or '.join(t.__name__ for t in types)}, "
                              f"got {out[key]!r}")
+    for key, (lo, hi) in _RANGES.items():
+        if isinstance(out[key], bool) or not lo <= out[key] <= hi:
+            raise ValueError(f"study setting {key!r} must be a whole number from {lo} to {hi}, got {out[key]!r}")
     for key in ("consent", "completion_code"):
         if len(out[key]) > MAX_TEXT:
             raise ValueError(f"study setting {key!r} is longer than {MAX_TEXT} characters")
@@ -243,7 +255,29 @@ def resolve_token(store: Store, token: Any) -> Optional[StudyLink]:
     """The link a token opens, or None when it is malformed, unknown or revoked (the caller says why not)."""
     if not isinstance(token, str) or not 20 <= len(token) <= 128 or not re.fullmatch(r"[A-Za-z0-9_-]+", token):
         return None
-    rows = store.query("select * from study_links where token_hash = ?", [token_hash(token)])
+    return _resolve_hash(store, token_hash(token))
+
+
+def open_link_session(store: Store, token: Any, ttl: float) -> Optional[str]:
+    """A fresh cookie session id standing for a valid link token (only its hash is stored), or None when the
+    token opens nothing. The page then carries the cookie, not the token."""
+    if resolve_token(store, token) is None:
+        return None
+    sid = secrets.token_urlsafe(32)
+    store.add_token(token_hash(sid), "", time.time() + ttl, link=token_hash(token))
+    return sid
+
+
+def link_of_session(store: Store, sid: Any) -> Optional[StudyLink]:
+    """The link a cookie session id stands for, while the session lives and the link is open."""
+    from annotation.auth import live_token
+
+    row = live_token(store, sid)
+    return _resolve_hash(store, row["link"]) if row and row.get("link") else None
+
+
+def _resolve_hash(store: Store, link_hash: str) -> Optional[StudyLink]:
+    rows = store.query("select * from study_links where token_hash = ?", [link_hash])
     if not rows or rows[0]["revoked"]:
         return None
     link = rows[0]

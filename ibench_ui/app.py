@@ -15,14 +15,15 @@ from ibench_ui.host import build_host, check_bind, free_port, is_loopback
 from ibench_ui.leaderboard import build_leaderboard
 from ibench_ui.runs import build_runs
 from ibench_ui.session import build_session
-from ibench_ui.static_route import link_tags
+from ibench_ui.static_route import link_tags, script_tags
 
 # the studio's styles (static/); each tab's script comes with the element that uses it
 STUDIO_CSS = ("base.css", "session.css", "timeline.css", "runs.css")
 
 
 def page_head() -> str:
-    return link_tags(STUDIO_CSS)
+    """The studio's styles and the sign-in script (static/signin.js: the form posts to /auth/signin)."""
+    return link_tags(STUDIO_CSS) + script_tags(["signin.js"])
 
 
 def build_studio(ctx: AppContext, routes: dict | None = None) -> tuple[gr.Blocks, Events]:
@@ -46,7 +47,7 @@ def build_studio(ctx: AppContext, routes: dict | None = None) -> tuple[gr.Blocks
                 open_compare = build_compare(ctx, events, demo, tabs)  # ?view=compare&benchmark=..&responders=..
             with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab:
                 build_leaderboard(ctx, events, leaderboard_tab, open_compare)  # a clicked score opens Compare
-            build_annotation_tabs(ctx, events)  # Annotation: sign-in, Verify, Review, Agreement, Users
+            build_annotation_tabs(ctx, events, demo)  # Annotation: sign-in, Verify, Review, Agreement, Users
         # a studio link with ?session=... opens the Session tab directly
         events.on(demo.load, _initial_tab, None, tabs, roles=PUBLIC, api_visibility="private", show_progress="hidden")
     events.assert_complete(demo)

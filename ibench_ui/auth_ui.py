@@ -1,13 +1,18 @@
 """The Annotation tab: a sign-in box above the Verify, Review, Agreement and Users sub-tabs.
 
-The session token lives in the page (gr.State) and is an input of every handler; each handler
-resolves it on the server with `annotation.auth.require`, so calling an API route directly gives
-exactly the rights of the token's user and nothing more."""
+The form posts to `/auth/signin` from static/signin.js, which sets an HttpOnly cookie (ibench_ui.auth_routes);
+the page never holds a token. Every handler resolves the cookie on the server (ibench_ui.guard), so calling an
+API route directly gives exactly the rights of the cookie's user and nothing more. After a sign-in or sign-out
+the script presses the hidden #signin-refresh button: the status and every tab that depends on who is signed
+in redraw, without a reload; a reload shows the same state (the page's load reads the cookie)."""
 from __future__ import annotations
+
+import time
 
 import gradio as gr
 
 from annotation import auth
+from ibench_ui.auth_routes import caller_id
 from ibench_ui.context import AppContext
 from ibench_ui.guard import PUBLIC, SIGNED_IN, Events
 from ibench_ui.handlers import error_html, ok_html, reports_to
@@ -16,16 +21,27 @@ from ibench_ui.review import build_review
 from ibench_ui.verify import build_agreement, build_verify
 
 
-def build_annotation_tabs(ctx: AppContext, events: Events) -> None:
+def status_html(ctx: AppContext, request, nobody: str = "Not signed in.") -> str:
+    """The sign-in status line for the request's cookie (data-user and data-role for scripts and tests)."""
+    u = ctx.local_user() or auth.user_for(ctx.store, caller_id(request))
+    if u is None:
+        return f'<div id="signin-status">{esc(nobody)}</div>'
+    return (f'<div id="signin-status" data-user="{esc(u.name)}" data-role="{esc(u.role)}">Signed in as '
+            f'<b>{esc(u.name)}</b> ({esc(u.role)}).</div>')
+
+
+def build_annotation_tabs(ctx: AppContext, events: Events, demo: gr.Blocks) -> None:
     """Lay out the Annotation tab (sign-in + sub-tabs) inside the current Tabs context; `events.token` is the
-    page's sign-in state, shared with other tabs that show staff-only data."""
+    sign-in counter State, shared with other tabs that show staff-only data."""
     token = events.token
     with gr.Tab("Annotation", id="annotation", elem_id="tab-annotation"):
         with gr.Row(elem_id="signin-box"):
-            name = gr.Textbox(label="User", elem_id="signin-name", scale=2)
-            password = gr.Textbox(label="Password", type="password", elem_id="signin-password", scale=2)
-            signin = gr.Button("Sign in", variant="primary", elem_id="signin-button", scale=1)
-            signout = gr.Button("Sign out", elem_id="signout-button", scale=1)
+            gr.Textbox(label="User", elem_id="signin-name", scale=2, interactive=True)  # read by signin.js
+            password = gr.Textbox(label="Password", type="password", elem_id="signin-password", scale=2,
+                                  interactive=True)
+            gr.Button("Sign in", variant="primary", elem_id="signin-button", scale=1)  # static/signin.js
+            gr.Button("Sign out", elem_id="signout-button", scale=1)                  # static/signin.js
+            refresh = gr.Button("Signed in", elem_id="signin-refresh", elem_classes=["ib-hidden"])
         who = gr.HTML('<div id="signin-status">Not signed in.</div>', elem_id="signin-status-box", js_on_load=None)
         with gr.Tabs():
             with gr.Tab("Verify", id="verify", elem_id="tab-verify"):
@@ -37,25 +53,15 @@ def build_annotation_tabs(ctx: AppContext, events: Events) -> None:
             with gr.Tab("Users", id="users", elem_id="tab-users"):
                 build_users(ctx, events)
 
-    def do_signin(user_name: str, pw: str):
-        try:
-            tok = auth.sign_in(ctx.store, (user_name or "").strip(), pw or "")
-        except PermissionError as exc:
-            return "", f'<div id="signin-status">{error_html(exc)}</div>', ""
-        u = auth.user_for(ctx.store, tok)
-        # data-token: the page's Session tab sends it with each server function (they have no gr.State input)
-        return tok, (f'<div id="signin-status" data-user="{esc(u.name)}" data-role="{esc(u.role)}" '
-                     f'data-token="{esc(tok)}">Signed in as '
-                     f'<b>{esc(u.name)}</b> ({esc(u.role)}).</div>'), ""
+    def signed_in(request: gr.Request):
+        """After the script's sign-in or sign-out: a new counter (tabs redraw), the status, an empty password."""
+        return str(time.time_ns()), status_html(ctx, request, "Signed out."), ""
 
-    def do_signout(tok: str):
-        auth.sign_out(ctx.store, tok)
-        return "", '<div id="signin-status">Signed out.</div>'
+    def signin_status(request: gr.Request):
+        return status_html(ctx, request)
 
-    ev = events.on(signin.click, do_signin, [name, password], [token, who, password], roles=PUBLIC, api_name="sign_in")
-    events.on(password.submit, do_signin, [name, password], [token, who, password], roles=PUBLIC,
-              api_visibility="private")
-    events.on(signout.click, do_signout, [token], [token, who], roles=PUBLIC, api_name="sign_out")
+    ev = events.on(refresh.click, signed_in, None, [token, who, password], roles=PUBLIC, api_visibility="private")
+    events.on(demo.load, signin_status, None, who, roles=PUBLIC, api_visibility="private", show_progress="hidden")
     for refresh_on in (refresh_verify, refresh_review):  # a sign-in fills both queues
         refresh_on(ev.then)
 

@@ -28,6 +28,8 @@ class AppContext:
     loopback: bool = True  # bound to 127.0.0.1 only (serve sets it); with no accounts that is the local single user
     ray: Optional[str] = None  # serve --ray: the Runs tab's runs go to this (joined) Ray cluster
     ray_media: Optional[str] = None
+    signin: auth.SignInSettings = field(default_factory=auth.SignInSettings)  # cookie lifetimes, lockout
+    base_url: str = ""  # the public URL (serve --base-url): an https one makes the cookies Secure
     _datasets: dict[str, Dataset] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -59,8 +61,8 @@ class AppContext:
         return None
 
     def require(self, token: Optional[str], roles=auth.ANYONE) -> auth.User:
-        """Who is calling, checked on the server: the local user, or the token's user if their role is in
-        `roles`; PermissionError otherwise."""
+        """Who is calling, checked on the server: the local user, or the user of the sign-in session id (from
+        the request's cookie, ibench_ui.auth_routes) if their role is in `roles`; PermissionError otherwise."""
         u = self.local_user()
         return u if u is not None else auth.require(self.store, token, roles)
 

@@ -5,6 +5,8 @@
   /ib-static/<name>
               the pages' own JS and CSS, a fixed list of files (ibench_ui.static_route)
   /           the staff studio (ibench_ui.app): every function checks the caller's role on the server
+  /auth/signin, /auth/signout
+              sign-in as an HttpOnly cookie (ibench_ui.auth_routes); /study/?t=TOKEN trades a link for one
   /api/respond, /study/api/respond
               the response path (a press or typed answer) as a plain JSON route: the same checked
               function the page's Gradio server function calls, without Gradio's per-call dispatch,
@@ -24,6 +26,7 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, PlainTextResponse, Response
 
+from ibench_ui.auth_routes import StudyLinkCookies, add_auth_routes
 from ibench_ui.context import AppContext
 from ibench_ui.media_route import MediaIndex
 from ibench_ui.static_route import STATIC_PREFIX, static_response
@@ -142,7 +145,7 @@ class FastRoutes:
         except orjson.JSONDecodeError:
             req = None  # the function refuses a body that is not a JSON object
         try:
-            out = orjson.dumps(await anyio.to_thread.run_sync(fn, req, limiter=self.limiter))
+            out = orjson.dumps(await anyio.to_thread.run_sync(fn, req, Request(scope), limiter=self.limiter))
         except Exception:  # noqa: BLE001 - logged for the operator; the page gets a reply, not the server's insides
             import logging
             logging.getLogger(__name__).exception("route %s failed", scope.get("path"))
@@ -175,6 +178,7 @@ def build_host(ctx: AppContext, build_studio: Callable[[dict], gr.Blocks], studi
     async def static(name: str, request: Request):
         return static_response(name, request.query_params.get("v", ""), request.headers.get("if-none-match"))
 
+    add_auth_routes(app, ctx)  # POST /auth/signin, /auth/signout (ibench_ui.auth_routes)
     participant_routes: dict = {}
     studio_routes: dict = {}
     participant = build_participant_app(ctx, routes=participant_routes)
@@ -185,6 +189,7 @@ def build_host(ctx: AppContext, build_studio: Callable[[dict], gr.Blocks], studi
                         show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
     gr.mount_gradio_app(app, studio, path="", head=studio_head, footer_links=["api"],
                         show_error=False)  # gr.Error replies are shown; other exceptions say nothing of the server
+    app.add_middleware(StudyLinkCookies, ctx=ctx)  # GET /study/?t=TOKEN: the link's token becomes a cookie
     app.add_middleware(Guard)
     fast = {f"{STUDY_MOUNT}/api/respond": participant_routes["respond"], "/api/respond": studio_routes["respond"]}
     return FastRoutes(app, fast, anyio.CapacityLimiter(RESPOND_THREADS))

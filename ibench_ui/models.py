@@ -86,7 +86,10 @@ class ModelRegistry:
                 raise ValueError(f"{where}.options: a table of plain values")
             spec = body["spec"].strip()
             _check_spec(where, spec, options, allowed_urls, set(envs))
-            models[name] = ModelEntry(name, spec, dict(options))
+            opts = dict(options)
+            if spec.startswith("openai:") and "api_key_env" not in opts:
+                opts["api_key_env"] = None  # no variable named: send no key (never the backend's $OPENAI_API_KEY)
+            models[name] = ModelEntry(name, spec, opts)
         judges: dict[str, str] = {}
         jt = data.get("judges", {})
         if not isinstance(jt, dict):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def main(argv: list[str], parser) -> int:
-    from annotation import registry
+    from annotation import auth, registry
     parser.add_argument("--db", default="ibench.sqlite", help="SQLite file (created on first start)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=None, help="default: Gradio's (7860 or the next free one)")
@@ -22,6 +22,18 @@ def main(argv: list[str], parser) -> int:
                         "(HOST:PORT, ray://HOST:PORT, auto or local; docs/scale.md)")
     parser.add_argument("--ray-media", dest="ray_media", choices=("shared", "ship"),
                         help="with --ray: media from a filesystem every node sees (shared) or shipped (ship)")
+    parser.add_argument("--base-url", dest="base_url", default="",
+                        help="the public URL people open (an https:// one makes the sign-in cookies Secure)")
+    parser.add_argument("--session-idle", dest="session_idle", type=float, default=auth.IDLE_TTL, metavar="SECONDS",
+                        help=f"a sign-in unused this long ends (default {auth.IDLE_TTL:.0f})")
+    parser.add_argument("--session-max", dest="session_max", type=float, default=auth.TOKEN_TTL, metavar="SECONDS",
+                        help=f"a sign-in ends this long after it began, used or not (default {auth.TOKEN_TTL:.0f})")
+    parser.add_argument("--link-session-max", dest="link_session_max", type=float,
+                        default=auth.SignInSettings.link_max_age, metavar="SECONDS",
+                        help=f"a study link's cookie lasts this long (default {auth.SignInSettings.link_max_age:.0f})")
+    parser.add_argument("--signin-lockout", dest="signin_lockout", type=float, default=None, metavar="SECONDS",
+                        help="the first lockout after repeated failed sign-ins or link tokens, doubling with each "
+                             "further failure (default 30)")
     args = parser.parse_args(argv)
     from runners import checks
     from runners.run_checks import check_ray_args
@@ -30,6 +42,16 @@ def main(argv: list[str], parser) -> int:
     dirs = {b: getattr(args, b) for b in registry.names() if getattr(args, b)}
     for b, path in dirs.items():
         checks.input_dir(path, f"--{b}")
+
+    try:
+        signin = auth.SignInSettings(idle=args.session_idle, max_age=args.session_max,
+                                     link_max_age=args.link_session_max, lockout=args.signin_lockout)
+    except ValueError as exc:
+        print(f"error: serve: {exc}", file=sys.stderr)
+        return 2
+    if args.base_url and not args.base_url.startswith(("http://", "https://")):
+        print(f"error: serve: --base-url must start with http:// or https://, got {args.base_url!r}", file=sys.stderr)
+        return 2
 
     from ibench_ui.host import NO_ADMIN, is_loopback
     if not is_loopback(args.host) and not Path(args.db).exists():  # no store, so no accounts: refuse first
@@ -51,5 +73,6 @@ def main(argv: list[str], parser) -> int:
         from runners.ray_run import join
         join(args.ray)
     ctx = AppContext(store=Store(args.db), data_dirs={k: Path(v) for k, v in dirs.items()},
-                     asr_model=args.asr_model, models=models, ray=args.ray, ray_media=args.ray_media)
+                     asr_model=args.asr_model, models=models, ray=args.ray, ray_media=args.ray_media, signin=signin,
+                     base_url=args.base_url)
     return serve(ctx, host=args.host, port=args.port)

@@ -29,6 +29,7 @@ import numpy as np
 
 from annotation.dataset import Dataset
 from annotation.model import Item, Response, Session
+from ibench_ui.auth_routes import caller_id
 from ibench_ui.context import AppContext
 from ibench_ui.render import esc, fmt_time, media_url, table_html
 from ibench_ui.static_route import script_tags
@@ -36,7 +37,7 @@ from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, valid
 from ibench_ui import study_flow
 from ibench_ui.plain_words import THE_MODEL, YOU, counted
 from annotation.calibration import CalibrationError, summarize as summarize_calibration
-from annotation.studies import get_study
+from annotation.studies import BOUNDS, get_study
 from ibench_ui.timeline import HUMAN_LANE, is_model, lane_of, model_mark_html, row_html, timeline_html
 from scoring.live import score_responses
 
@@ -47,6 +48,8 @@ MAX_RATE = 48000            # Hz: a browser microphone; more only fills the disk
 MAX_CLIPS = 300             # per session
 MAX_AUDIO_BYTES = 200 * 2**20  # per session, WAV bytes on disk
 CLOCK_SLACK_S = 2.0         # a page may be this far ahead of the wall time since the item opened
+MAX_BEHIND_S = 5.0          # a response this far behind the page's last reported position is refused
+LOCK_STRIPES = 1024         # per-session locks (by hash) so a session's count-then-store is one step
 MAX_CHUNKS = 10000
 DEFAULT_N = 5
 WHO = ("human", "model", "both")
@@ -62,6 +65,14 @@ ASR_OFF = {"status": "off", "message": "", "detail": ""}
 
 class SessionInputError(ValueError):
     """A request the participant can fix (unknown item, empty text...); its message is shown as is."""
+
+
+class ItemNotOver(SessionInputError):
+    """finish_item before the item's clock has run to its end: `left` seconds to go."""
+
+    def __init__(self, left: float):
+        super().__init__(f"This video has {left:.1f} s still to play; it finishes at its end.")
+        self.left = left
 
 
 # -- item sets --------------------------------------------------------------------------------
@@ -318,6 +329,8 @@ class SessionService:
         self.asr = AsrGate(ctx.asr_model)
         self._scorer = scorer
         self.hub = hub or LiveModelHub(ctx.store, options_for=ctx.models.options_for_spec)
+        self._positions: dict[tuple[str, int], float] = {}  # (session, item index) -> last reported media time
+        self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
 
     # ---- helpers
     @property
@@ -362,9 +375,19 @@ class SessionService:
             raise SessionInputError(f"That item is not item {idx + 1} of this session; nothing was logged.")
         return idx, self._dataset(s.benchmark).get(iid)
 
-    def _check_media_t(self, s: Session, idx: int, item: Item, t: float, what: str = "media_t") -> None:
-        """A response time must lie in [0, duration] and no further ahead than the wall time since the
-        item was opened (plus CLOCK_SLACK_S): a page cannot answer at a time it has not yet played."""
+    def _check_media_t(self, s: Session, idx: int, item: Item, t: float, what: str = "media_t",
+                       behind: float = MAX_BEHIND_S) -> None:
+        """A response time must be playable (`_check_played`) and no more than `behind` seconds behind the
+        position the page last reported (`clock`): a page cannot answer at a time long past either."""
+        self._check_played(s, idx, item, t, what)
+        seen = self._positions.get((s.id, idx))
+        if seen is not None and t < seen - behind:
+            raise SessionInputError(f"{what} {t:.3f} s is far behind the playback position {seen:.3f} s the page "
+                                    "reported; nothing was logged.")
+
+    def _check_played(self, s: Session, idx: int, item: Item, t: float, what: str = "media_t") -> None:
+        """A media time must lie in [0, duration] and no further ahead than the wall time since the item was
+        opened (plus CLOCK_SLACK_S): a page cannot answer at a time it has not yet played."""
         dur = float(item.stream.duration or 0.0)
         if dur > 0 and t > dur:
             raise SessionInputError(f"{what} {t:.3f} s is past the end of the item ({dur:.3f} s); nothing was logged.")
@@ -378,15 +401,46 @@ class SessionService:
         rid = str(req.get("rid") or "")
         return rid if _RID.match(rid) else f"r_{uuid.uuid4().hex[:16]}"
 
-    def _add(self, r: Response) -> tuple[Response, bool]:
-        """Commit a response; a retried id that is already stored counts as logged (no duplicate row)."""
-        try:
-            return self.ctx.store.add_response(r), False
-        except sqlite3.IntegrityError:
-            for old in self.ctx.store.responses(session_id=r.session_id, item_id=r.item_id):
-                if old.id == r.id:
+    def _bounds(self, s: Session) -> dict:
+        """The session's bounds (annotation.studies.BOUNDS), its study's where it has one."""
+        flow = self._flow(s) if (s.settings or {}).get("study_id") else (s.settings or {})
+        return {k: flow.get(k, v) for k, v in BOUNDS.items()}
+
+    def _lock(self, s: Session) -> threading.Lock:
+        return self._locks[hash(s.id) % LOCK_STRIPES]
+
+    def _stored(self, s: Session, rid: str, item_id: str) -> Optional[Response]:
+        """The response `rid` if this session already stored it on this item (a retry); SessionInputError if
+        another session or item did."""
+        rows = self.ctx.store.query("select session_id, item_id from responses where id = ?", [rid])
+        if not rows:
+            return None
+        if (rows[0]["session_id"], rows[0]["item_id"]) != (s.id, item_id):
+            raise SessionInputError("That response id is already used; nothing was logged.")
+        return next((r for r in self.ctx.store.responses(session_id=s.id, item_id=rows[0]["item_id"])
+                     if r.id == rid), None)
+
+    def _add(self, s: Session, r: Response) -> tuple[Response, bool]:
+        """Commit a response within the session's bounds; a retried id that is already stored counts as logged
+        (no duplicate row); past a bound nothing is stored and the reply says which bound."""
+        b = self._bounds(s)
+        with self._lock(s):
+            n_session, n_item = self.ctx.store.count_responses(s.id, r.item_id)
+            if n_item >= b["max_responses_per_item"] or n_session >= b["max_responses_per_session"]:
+                old = self._stored(s, r.id, r.item_id)
+                if old is not None:
                     return old, True
-            raise
+                which = ("this item", b["max_responses_per_item"]) if n_item >= b["max_responses_per_item"] \
+                    else ("this session", b["max_responses_per_session"])
+                raise SessionInputError(f"{which[0].capitalize()} already has {which[1]} responses, the most it "
+                                        "takes; nothing was logged.")
+            try:
+                return self.ctx.store.add_response(r), False
+            except sqlite3.IntegrityError:
+                old = self._stored(s, r.id, r.item_id)
+                if old is not None:
+                    return old, True
+                raise
 
     def _ack_row(self, s: Session, idx: int, item: Item, r: Response) -> dict:
         """The acknowledged row as the live timeline draws it, for the page to insert: the cost of an
@@ -426,7 +480,7 @@ class SessionService:
         base = {"ok": True, "notice": notice, "asr": self._asr_for(s),
                 "session": {"id": s.id, "participant": s.participant, "benchmark": s.benchmark,
                             "n_items": len(s.item_ids), "index": s.current_index, "settings": view,
-                            "study": study}}
+                            "study": study, "max_text": self._bounds(s)["max_text"]}}
         if s.current_index >= len(s.item_ids):
             if study:
                 if not study_flow.completion_code(flow):
@@ -507,8 +561,10 @@ class SessionService:
 
     # ---- server functions
     @_guarded
-    def open_session(self, req: dict) -> dict:
-        """Resume `session_id`, or create a session from participant, benchmark and an item set."""
+    def open_session(self, req: dict, owner: Optional[Any] = None) -> dict:
+        """Resume `session_id`, or create a session from participant, benchmark and an item set. A studio
+        session records its `owner` (an annotation.auth.User); one opened by an annotator never shows targets
+        or scores (show_results off), so blind verification holds."""
         req = req if isinstance(req, dict) else {}
         try:
             if req.get("session_id"):
@@ -523,7 +579,10 @@ class SessionService:
             benchmark = str(req.get("benchmark") or "").strip()
             ds = self._dataset(benchmark)
             ids = select_items(ds, req.get("items"), req.get("n"), req.get("split"), req.get("seed"))
-            s = self.ctx.store.create_session(participant, benchmark, ids, settings=_settings(req, self.ctx.models),
+            settings = _settings(req, self.ctx.models)
+            if owner is not None:
+                settings.update(owner=owner.name, show_results=owner.is_staff)
+            s = self.ctx.store.create_session(participant, benchmark, ids, settings=settings,
                                               data_dir=str(Path(ds.root).resolve()))
             return self._state(s, notice="created")
         except (SessionInputError, KeyError) as exc:
@@ -569,8 +628,9 @@ class SessionService:
             text = (raw_text or "").strip() if kind == "text" else ""
             if kind == "text" and not text:
                 raise SessionInputError("Type a response before sending; nothing was logged.")
-            if len(text) > MAX_TEXT:
-                raise SessionInputError(f"A text response is at most {MAX_TEXT} characters.")
+            max_text = self._bounds(s)["max_text"]
+            if len(text) > max_text:
+                raise SessionInputError(f"A text response is at most {max_text} characters; nothing was logged.")
             t = _float(req, "media_t")
             self._check_media_t(s, idx, item, t)
             frame_t = _float(req, "frame_t", required=False)
@@ -579,7 +639,7 @@ class SessionService:
             meta = _scalars(req, ("source", "paused", "rate", "ready_state", "client_wall_ms",
                                   "input_ts_wall_ms", "typing_started_t"))
             meta.update(item_index=idx, server_recv=t_recv)
-            r, dup = self._add(Response(id=self._rid(req), item_id=item.id, benchmark=s.benchmark,
+            r, dup = self._add(s, Response(id=self._rid(req), item_id=item.id, benchmark=s.benchmark,
                                         responder=f"human:{s.participant}", session_id=s.id, t=t, kind=kind,
                                         text=text, frame_t=frame_t, wall_time=t_recv,
                                         page_id=_page_id(req), meta=meta))
@@ -614,15 +674,23 @@ class SessionService:
             if len(pcm) > rate * MAX_CLIP_S:
                 raise SessionInputError(f"The recording is longer than {MAX_CLIP_S:.0f} s; nothing was logged.")
             start_media = _float(req, "start_media_t")
-            self._check_media_t(s, idx, item, start_media, "start_media_t")
+            self._check_played(s, idx, item, start_media, "start_media_t")  # its onset is checked below
             chunks = _chunk_ends(req.get("chunk_ends"))
+            rid = self._rid(req)
+            old = self._stored(s, rid, item.id)
+            if old is not None:  # a retry of a stored clip: answered as logged, its file never touched
+                return {"ok": True, "rid": old.id, "t": old.t, "kind": old.kind, "text": old.text, "duplicate": True,
+                        **self._live(s, item)}
             self._audio_quota(s, len(pcm) * 2 + 44)
             samples = pcm.astype(np.float32) / 32768.0
-            rid = self._rid(req)
             path = self.audio_dir / s.id / f"{rid}.wav"
             path.parent.mkdir(parents=True, exist_ok=True)
             import soundfile as sf
-            sf.write(str(path), samples, rate, subtype="PCM_16")
+            try:
+                with open(path, "xb") as fh:  # never over another clip's file (a rid is used once)
+                    sf.write(fh, samples, rate, subtype="PCM_16", format="WAV")
+            except FileExistsError:
+                raise SessionInputError("That response id is already used; nothing was logged.") from None
             logged = False
             try:
                 onset = clip_onset(samples, rate)
@@ -650,14 +718,15 @@ class SessionService:
         """Log a kept clip at the media time of its speech onset (refused when that time is not playable yet)."""
         onset_s = onset if onset is not None else onset_asr
         t = media_at(int(round(onset_s * rate)), rate, start_media, chunks)
-        self._check_media_t(s, idx, item, t, "the speech onset")
+        # a clip is sent when it ends: its onset may lie its whole length behind the page's position
+        self._check_media_t(s, idx, item, t, "the speech onset", behind=MAX_BEHIND_S + len(pcm) / rate)
         meta = {"source": str(req.get("source") or "ptt")[:32], "onset_s": onset_s, "onset_energy_s": onset,
                 "onset_asr_s": onset_asr, "clip_start_media_t": start_media, "clip_s": len(pcm) / rate,
                 "press_media_t": _scalars(req, ("press_media_t",)).get("press_media_t"), "item_index": idx,
                 "server_recv": t_recv,
                 "language": tr.language if tr else None,
                 "words": [list(w) for w in tr.words] if tr else [], "asr_error": asr_error}
-        r, dup = self._add(Response(id=rid, item_id=item.id, benchmark=s.benchmark,
+        r, dup = self._add(s, Response(id=rid, item_id=item.id, benchmark=s.benchmark,
                                     responder=f"human:{s.participant}", session_id=s.id, t=round(t, 4),
                                     kind="speech", text=tr.text if tr else "", frame_t=None,
                                     audio_path=str(path), wall_time=t_recv,
@@ -693,7 +762,7 @@ class SessionService:
             if not mine:
                 raise SessionInputError("That response is not one of this session's responses to the open item; "
                                         "nothing was changed.")
-            self.ctx.store.correct_response(rid, text[:MAX_TEXT], user=s.participant)
+            self.ctx.store.correct_response(rid, text[:self._bounds(s)["max_text"]], user=s.participant)
             item = self._dataset(s.benchmark).get(mine[0].item_id)
             return {"ok": True, **self._live(s, item)}
         except (SessionInputError, KeyError) as exc:
@@ -706,6 +775,8 @@ class SessionService:
             s = self._session(req.get("session_id"))
             idx, item = self._item_of(s, req, open_only=False)
             if idx == s.current_index:
+                self._check_finish(s, idx, item)
+                self._positions.pop((s.id, idx), None)
                 nxt = idx + 1
                 self.ctx.store.set_session_progress(s.id, nxt, "done" if nxt >= len(s.item_ids) else "open")
             if model_of(s):  # the model's last tick (at the stream's end) still counts; then it stops
@@ -713,8 +784,19 @@ class SessionService:
             rows = self.ctx.store.responses(session_id=s.id, item_id=item.id)
             return {"ok": True, "result_html": self._result_html(item, rows, idx, len(s.item_ids), s),
                     "has_next": idx + 1 < len(s.item_ids)}
+        except ItemNotOver as exc:
+            return {"ok": False, "error": str(exc), "retry_in": round(exc.left, 3)}
         except (SessionInputError, KeyError) as exc:
             return self._fail(exc)
+
+    def _check_finish(self, s: Session, idx: int, item: Item) -> None:
+        """A study item is finished only once its clock (wall time since it opened) has run to its end, less the
+        clock slack (CLOCK_SLACK_S), unless the study allows skipping; the refusal says when to ask again."""
+        if not study_flow.is_study(self._flow(s)) or self._bounds(s)["allow_skip"]:
+            return
+        left = float(item.stream.duration or 0.0) - self.clock_slack - (time.time() - self.ctx.store.item_opened(s.id, idx))
+        if left > 0:
+            raise ItemNotOver(left)
 
     @_guarded
     def asr_status(self, req: dict) -> dict:
@@ -735,12 +817,18 @@ class SessionService:
             req = req if isinstance(req, dict) else {}
             s = self._session(req.get("session_id"))
             spec = model_of(s)
+            idx, item = self._item_of(s, req, open_only=False)
+            if idx != s.current_index:  # a late report from an item that has already ended
+                return {"ok": True, "model": spec or None, "state": "item closed"}
+            media_t = _float(req, "media_t")
+            try:  # the page's playback position (MAX_BEHIND_S), kept when it is one the item could have reached
+                self._check_played(s, idx, item, media_t)
+                self._positions[(s.id, idx)] = media_t
+            except SessionInputError:
+                if not spec:
+                    raise
             if not spec:
                 return {"ok": True, "model": None}
-            idx, item = self._item_of(s, req)
-            if idx != s.current_index:  # a late report from an item that has already ended
-                return {"ok": True, "model": spec, "state": "item closed"}
-            media_t = _float(req, "media_t")
             paused = bool(req.get("paused"))
             if req.get("event") == "ended":  # the stream is over: every tick up to the item's end is due
                 media_t, paused = max(media_t, float(item.stream.duration or 0.0)), True
@@ -952,7 +1040,7 @@ def session_markup(ctx: AppContext, participant: bool = False) -> str:
     protos = "".join(f'<option value="{esc(p)}">{esc(p)} ({esc(c.benchmark)})</option>'
                      for p, c in sorted(PROTOCOLS.items()))
     return f"""
-<div class="ib-session" id="ib-session">
+<div class="ib-session" id="ib-session"{' data-participant="1"' if participant else ""}>
  <form id="session-setup" class="ib-setup" autocomplete="off"{" hidden" if participant else ""}>
   <label>Participant id <input id="session-participant" name="participant" maxlength="64" required></label>
   <label>Benchmark <select id="session-benchmark" name="benchmark">{opts}</select></label>
@@ -1026,6 +1114,35 @@ def session_markup(ctx: AppContext, participant: bool = False) -> str:
 
 
 STUDIO_SESSION_ROLES = ("admin", "reviewer", "annotator")
+# the page's server functions (static/session_transport.js calls them by these names) besides wait_model
+SESSION_FUNCTIONS = ("open_session", "item_sets", "respond", "speak", "correct", "finish_item", "asr_status",
+                     "clock", "model_stop", "study_step", "calibrate", "model_check", "hear")
+
+
+def server_functions(names, call: Callable[[str, Any, Any], dict]) -> list:
+    """gr.HTML server functions: one plain function per name (gr.HTML registers them by name) that hands
+    (name, body, request) to `call`; the request (gr.Request, by annotation) carries the caller's cookie."""
+    import gradio as gr
+
+    def one(name: str):
+        def fn(req, request):
+            return call(name, req, request)
+        fn.__name__ = fn.__qualname__ = name
+        fn.__annotations__ = {"request": gr.Request}
+        return fn
+    return [one(n) for n in names]
+
+
+def owns(ctx: AppContext, user: Any, session_id: Any) -> bool:
+    """Whether `user` may use a studio session: its owner, or an admin (who sees every session). A session an
+    annotator uses must also be blind (show_results off), whoever opened it."""
+    if user.role == "admin":
+        return True
+    s = ctx.store.get_session(session_id) if isinstance(session_id, str) and len(session_id) <= 64 else None
+    if s is None:
+        return True  # the service answers "no session" itself
+    st = s.settings or {}
+    return st.get("owner") == user.name and (user.is_staff or st.get("show_results") is False)
 MODEL_ROLES = ("admin",)  # a live model in a session runs a model: an admin action
 NOT_SIGNED_IN = ("Sign in on the Annotation tab to use the Session tab; participants use their study link.")
 
@@ -1034,58 +1151,42 @@ def build_session(ctx: AppContext, service: Optional[SessionService] = None,
                   routes: Optional[dict] = None) -> SessionService:
     """Lay out the Session tab inside the current Blocks context; returns its service.
 
-    In the studio every call is checked on the server: the local single user, or a signed-in staff
-    member whose sign-in token the page sends as `auth`; opening a session with a live model is an
-    admin action. Study sessions are not reachable here (their link's app serves them). `routes`, when
+    In the studio every call is checked on the server: the local single user, or the signed-in account of
+    the request's cookie; a session belongs to whoever opened it (admins reach all); opening a session with a
+    live model is an admin action. Study sessions are not reachable here (their link's app serves them). `routes`, when
     given, receives the hot functions the host also serves as plain JSON routes (see ibench_ui.host)."""
     import gradio as gr
 
     svc = service or SessionService(ctx)
 
-    def gate(name: str, req: Any) -> dict:
+    def gate(name: str, req: Any, request: Any) -> dict:
         if not isinstance(req, dict):
             return {"ok": False, "error": "The request must be a JSON object."}
-        tok = req.get("auth")
-        user = ctx.allowed(tok if isinstance(tok, str) else None, STUDIO_SESSION_ROLES)
+        user = ctx.allowed(caller_id(request), STUDIO_SESSION_ROLES)
         if user is None:
             return {"ok": False, "error": NOT_SIGNED_IN}
-        req = {k: v for k, v in req.items() if k != "auth"}
-        if name == "open_session" and not req.get("session_id") and (req.get("model") or req.get("who") not in
-                                                                     (None, "", "human")):
-            if user.role not in MODEL_ROLES:
-                return {"ok": False, "error": f"Only an admin may run a live model ({user.name} is {user.role})."}
+        if name == "open_session" and not req.get("session_id"):
+            if req.get("model") or req.get("who") not in (None, "", "human"):
+                if user.role not in MODEL_ROLES:
+                    return {"ok": False, "error": f"Only an admin may run a live model ({user.name} is {user.role})."}
+            return svc.open_session(req, owner=user)
+        if "session_id" in req and not owns(ctx, user, req.get("session_id")):
+            return {"ok": False, "error": "No session with that id; open a new one."}
         return getattr(svc, name)(req)
 
-    # gr.HTML marks each function as a server function by setting an attribute, so plain functions
-    # (not bound methods) with distinct names are needed.
-    def open_session(req): return gate("open_session", req)
-    def item_sets(req): return gate("item_sets", req)
-    def respond(req): return gate("respond", req)
-    def speak(req): return gate("speak", req)
-    def correct(req): return gate("correct", req)
-    def finish_item(req): return gate("finish_item", req)
-    def asr_status(req): return gate("asr_status", req)
-    def clock(req): return gate("clock", req)
-    def model_stop(req): return gate("model_stop", req)
-    def hear(req): return gate("hear", req)
-    def study_step(req): return gate("study_step", req)
-    def calibrate(req): return gate("calibrate", req)
-    def model_check(req): return gate("model_check", req)
-
+    fns = server_functions(SESSION_FUNCTIONS, gate)
     if routes is not None:
-        routes["respond"] = respond
+        routes["respond"] = next(f for f in fns if f.__name__ == "respond")
 
-    async def wait_model(req):  # async: a waiting page holds no server thread
+    async def wait_model(req, request: gr.Request):  # async: a waiting page holds no server thread
         if not isinstance(req, dict):
             return {"ok": False, "error": "The request must be a JSON object."}
-        tok = req.get("auth")
-        if ctx.allowed(tok if isinstance(tok, str) else None, STUDIO_SESSION_ROLES) is None:
+        if ctx.allowed(caller_id(request), STUDIO_SESSION_ROLES) is None:
             return {"ok": False, "error": NOT_SIGNED_IN}
         return await svc.wait_model(req)
 
+    wait_model.__annotations__ = {"request": gr.Request}  # gradio is imported here: the hint must be the class
     gr.HTML(session_markup(ctx), elem_id="session-root", padding=False, head=script_tags(SESSION_JS),
             js_on_load=SESSION_MOUNT,
-            server_functions=[open_session, item_sets, respond, speak, correct, finish_item, asr_status,
-                              clock, wait_model, model_stop, study_step, calibrate,
-                              model_check, hear])
+            server_functions=[*fns, wait_model])
     return svc

@@ -20,7 +20,8 @@ TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf
 # every file the host serves; each page names the ones it loads (ibench_ui.app, .participant, .session, ...)
 FILES = ("base.css", "session.css", "timeline.css", "runs.css",
          "session.js", "session_transport.js", "session_input.js", "session_clock.js", "session_model.js",
-         "session_flow.js", "timeline.js", "compare.js", "leaderboard.js", "browse.js", "inpage.js", "runs.js")
+         "session_flow.js", "timeline.js", "compare.js", "leaderboard.js", "browse.js", "inpage.js", "runs.js",
+         "signin.js")
 CACHE_FOREVER = "public, max-age=31536000, immutable"  # a URL whose hash is the file's own never changes
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 from urllib.parse import urlencode
 
+from annotation.csv_cells import safe_row
 from annotation.dataset import Dataset
 from annotation import registry
 from annotation.model import Item
@@ -648,8 +649,8 @@ def table_header(tb: BenchmarkTables) -> list[str]:
 def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence]) -> Path:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
+        w.writerow(safe_row(header))
+        w.writerows(safe_row(r) for r in rows)
     return path
 
 

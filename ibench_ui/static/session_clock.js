@@ -36,15 +36,16 @@
     const CLOCK_EVENTS = ["playing", "pause", "seeked", "ratechange", "waiting"];
 
     function clockReport(type, force) {
-      /* The page's media clock for the server's model worker: media time, paused/stalled, rate, wall. */
+      /* The page's media clock for the server: its playback position (responses far behind it are refused) and,
+         with a model, what drives the model's worker: media time, paused/stalled, rate, wall. */
       const v = video();
-      if (!S.model || !S.item || S.practice || !S.started || !v || (S.finishing && !force)) return Promise.resolve(null);
+      if (!S.item || S.practice || !S.started || !v || (S.finishing && !force)) return Promise.resolve(null);
       const stalled = type === "waiting" || (v.readyState < 3 && !v.ended);
       const rep = { page_id: S.pageId, session_id: S.sess.id, item_index: S.item.index, item_id: S.item.id,
         media_t: v.currentTime, paused: v.paused || v.ended || stalled, rate: v.playbackRate,
         wall: nowWall() / 1000, event: type };
       return S.server.clock(P.withCreds(rep)).then((res) => {
-        if (res && !res.ok) P.modelStatus(res.error, true);
+        if (res && !res.ok && S.model) P.modelStatus(res.error, true);
         return res;
       }, () => null);
     }
@@ -67,7 +68,9 @@
     for (const t of ["timeupdate", "seeking", "pause", "ended"]) document.addEventListener(t, onMedia, true);
     // media events do not bubble: capture-phase listeners see them; plus a 1 Hz heartbeat (paused too)
     for (const t of CLOCK_EVENTS) document.addEventListener(t, onClockEvent, true);
-    setInterval(() => { if (S.model && S.started && !S.finishing) clockReport("beat"); }, 1000);
+    // the heartbeat: every second with a model, every 3 s otherwise (the position alone)
+    let beats = 0;
+    setInterval(() => { beats++; if (S.started && !S.finishing && (S.model || beats % 3 === 0)) clockReport("beat"); }, 1000);
     requestAnimationFrame(playheadLoop);
     return { clockReport, posKey, trackFrames };
   };

@@ -44,6 +44,7 @@
       if (S.model) P.pollLoop();
       setUrlSession(S.sess.id);
       $("#session-setup").hidden = true;
+      if (S.sess.max_text) $("#response-text").maxLength = S.sess.max_text;  // the session's bound (server)
       const box = $("#ib-session");
       box.classList.toggle("ib-study", !!S.sess.study);
       box.classList.toggle("ib-model-only", !S.human);
@@ -190,6 +191,9 @@
       let res;
       try { res = await P.call("finish_item", { session_id: S.sess.id, item_index: S.item.index, item_id: S.item.id }); }
       catch (err) { status(String(err.message || err), true); S.finishing = false; setTimeout(ended, 3000); return; }
+      if (!res.ok && typeof res.retry_in === "number") {  // the item's clock has not reached its end yet (server)
+        S.finishing = false; setTimeout(ended, Math.ceil(1000 * res.retry_in) + 100); return;
+      }
       if (!res.ok) { status(res.error, true); return; }
       try { localStorage.removeItem(P.posKey()); } catch (e) { /* ignore */ }
       $("#item-result").innerHTML = res.result_html;
@@ -418,8 +422,8 @@
     function linkKey(req) { return "ibench.link." + JSON.stringify(LINK_KEYS.map(k => req[k] || "")); }
 
     async function opening(q) {
-      // a study link: its token names the session; its query may carry a crowd platform's participant id
-      if (q.get("t")) { await open({ query: location.search.slice(1) }); return; }
+      // a study link: its cookie names the session; its query may carry a crowd platform's participant id
+      if ($("#ib-session").dataset.participant) { await open({ query: location.search.slice(1) }); return; }
       if (q.get("session")) { await open({ session_id: q.get("session") }); return; }
       if (q.get("participant") || q.get("benchmark")) {
         const req = {}; for (const k of LINK_KEYS) if (q.has(k)) req[k] = q.get(k);

@@ -71,13 +71,9 @@
     }
 
     function withCreds(payload) {
-      /* The server checks who calls (issue 10): a study link's token, or the studio's staff sign-in. */
-      const out = Object.assign({}, payload);
-      const t = new URLSearchParams(location.search).get("t");
-      if (t) out.t = t;
-      const who = document.querySelector("#signin-status[data-token]");
-      if (who) out.auth = who.dataset.token;
-      return out;
+      /* The server checks who calls from the request's HttpOnly cookie (a study link's or the studio's sign-in,
+         ibench_ui.auth_routes): the page holds no credentials, it only sends a copy of the payload. */
+      return Object.assign({}, payload);
     }
 
     async function call(fn, payload) {

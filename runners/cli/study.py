@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from annotation.csv_cells import safe_row
 from annotation.calibration import shift_of
 from annotation.loaders import load
 from annotation.model import Item
@@ -79,7 +80,7 @@ def write_csv_atomic(path: Path, rows: list[tuple[str, str]]) -> None:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["participant", "url"])
-    w.writerows(rows)
+    w.writerows(safe_row(r) for r in rows)  # a participant id may start with + - @ (annotation.csv_cells)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
@@ -95,7 +96,7 @@ def write_csv_atomic(path: Path, rows: list[tuple[str, str]]) -> None:
 
 def create(a) -> int:
     from annotation.store import Store
-    from annotation.studies import check_settings, create_study, participant_url
+    from annotation.studies import BOUNDS, check_settings, create_study, participant_url
 
     # -- check before doing: every argument and file, nothing written yet
     if (a.items is None) == (a.n is None):
@@ -131,7 +132,9 @@ def create(a) -> int:
                                # the participant flow: instructions (the built-in text unless --consent),
                                # a reaction-time calibration and a countdown before each item
                                "instructions": True, "calibrate": not a.no_calibration,
-                               "countdown": 0 if a.no_countdown else 3},
+                               "countdown": 0 if a.no_countdown else 3,
+                               # bounds (annotation.studies.BOUNDS) where the command names them
+                               **{k: getattr(a, k) for k in BOUNDS if getattr(a, k) not in (None, False)}},
                               {it.id for it in ds.items})
     if not Path(a.db).parent.resolve().is_dir():
         raise ValueError(f"{a.db}: folder does not exist")
@@ -203,6 +206,13 @@ def main(argv: list[str], p) -> int:
     c.add_argument("--no-calibration", dest="no_calibration", action="store_true",
                    help="skip the reaction-time test (on by default: its median is stored with each session)")
     c.add_argument("--no-countdown", dest="no_countdown", action="store_true", help="start items without 3-2-1")
+    c.add_argument("--max-responses-per-item", dest="max_responses_per_item", type=int,
+                   help="responses one participant may log on one item (default 200)")
+    c.add_argument("--max-responses-per-session", dest="max_responses_per_session", type=int,
+                   help="responses one participant may log in the whole session (default 2000)")
+    c.add_argument("--max-text", dest="max_text", type=int, help="characters in one typed response (default 500)")
+    c.add_argument("--allow-skip", dest="allow_skip", action="store_true",
+                   help="let participants finish an item before its video has run to the end")
     c.add_argument("--name", help="a label for the study")
     c.add_argument("--base-url", dest="base_url", default=DEFAULT_BASE_URL,
                    help=f"where participants reach the app (default {DEFAULT_BASE_URL})")

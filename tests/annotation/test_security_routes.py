@@ -35,17 +35,24 @@ def app(tmp_path_factory):
     demo.queue()
     port = _port()
     demo.launch(prevent_thread_lock=True, server_port=port, quiet=True, allowed_paths=ctx.media_roots())
+    for name in ("ann", "bob", "rev", "root"):
+        _SIDS[name] = auth.sign_in(store, name, f"{name}-password")
     yield store, f"http://127.0.0.1:{port}/"
     demo.close()
 
 
+_SIDS: dict = {}
+
+
 def _client(url, user=None):
+    """A gradio_client carrying `user`'s sign-in cookie (a session made as POST /auth/signin makes it; this app is
+    the studio alone, without the host's sign-in route)."""
     from gradio_client import Client
-    c = Client(url, verbose=False)
+    from ibench_ui.auth_routes import STUDIO_COOKIE
+    headers = {}
     if user:
-        out = c.predict(user, f"{user}-password", api_name="/sign_in")
-        assert f'data-user="{user}"' in str(out)
-    return c
+        headers["Cookie"] = f"{STUDIO_COOKIE}={_SIDS[user]}"
+    return Client(url, verbose=False, headers=headers)
 
 
 # every route of the Annotation tab with arguments aimed at B's item

@@ -125,7 +125,7 @@ def test_the_lookup_indexes_exist(store):
     assert idx == {("responses", ("session_id", "item_id")), ("responses", ("benchmark", "item_id")),
                    ("reviews", ("benchmark", "item_id")), ("verifications", ("benchmark", "item_id", "user")),
                    ("run_items", ("run_id",)), ("study_links", ("study_id",)), ("study_links", ("session_id",)),
-                   ("run_calls", ("run_id", "item_id"))}
+                   ("run_calls", ("run_id", "item_id")), ("auth_tokens", ("user",))}
 
 
 def test_reopening_keeps_rows_and_version(tmp_path):
@@ -582,9 +582,9 @@ def test_tokens_are_stored_and_revoked_one_at_a_time(store):
     store.add_token("th1", "bob", 500.0)
     store.add_token("th2", "bob", 600.0)
     tok = store.get_token("th1")
-    assert {k: v for k, v in tok.items() if k != "created"} == {"token_hash": "th1", "user": "bob",
-                                                               "expires": 500.0, "revoked": 0}
-    assert t0 <= tok["created"] <= time.time()
+    assert {k: v for k, v in tok.items() if k not in ("created", "last_seen")} == {
+        "token_hash": "th1", "user": "bob", "expires": 500.0, "revoked": 0, "idle": None, "link": None}
+    assert t0 <= tok["created"] == tok["last_seen"] <= time.time()
     store.revoke_token("th1")
     assert (store.get_token("th1")["revoked"], store.get_token("th2")["revoked"]) == (1, 0)
     assert store.get_token("th3") is None
@@ -788,3 +788,11 @@ def test_responses_come_back_in_log_order_not_index_order(store):
     store.add_response(_resp("r_early_item", item_id="i1", session_id="s_1"))
     assert [r.id for r in store.responses(session_id="s_1")] == ["r_late_item", "r_early_item"]
     assert [r.id for r in store.responses(benchmark="interactionbench")] == ["r_late_item", "r_early_item"]
+
+
+def test_every_session_of_an_account_ends_at_once(store):
+    store.add_token("a1", "ann", 500.0)
+    store.add_token("a2", "ann", 500.0, idle=60.0)
+    store.add_token("b1", "bob", 500.0)
+    store.revoke_user_tokens("ann")
+    assert [store.get_token(h)["revoked"] for h in ("a1", "a2", "b1")] == [1, 1, 0]

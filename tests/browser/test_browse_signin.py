@@ -36,3 +36,21 @@ def test_sign_in_unlocks_browse_and_compare(app_server, page):
     page.wait_for_function("() => !document.querySelector('#compare-benchmark input').disabled", timeout=30000)
     page.wait_for_function("() => document.querySelector('#compare-item input').value !== ''", timeout=30000)
     assert page.locator(".toast-body").count() == 0  # no "Not allowed" on the way
+
+
+def test_the_sign_in_is_an_httponly_cookie_no_page_holds_and_a_reload_keeps(app_server, page):
+    auth.create_user(Store(app_server.db), "ria", "reviewer", "ria-password")
+    page.goto(app_server.url + "/")
+    page.wait_for_selector("#browse-item input", state="attached", timeout=60000)
+    sign_in(page, "ria", "ria-password")
+    [cookie] = [c for c in page.context.cookies() if c["name"] == "ib_session"]
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and len(cookie["value"]) >= 40
+    assert page.evaluate("() => document.cookie") == ""  # scripts cannot read it
+    assert cookie["value"] not in page.content() and "data-token" not in page.content()
+    assert page.locator("#signin-password input").first.input_value() == ""
+    page.reload()
+    page.get_by_role("tab", name="Annotation").click()
+    page.wait_for_selector('#signin-status[data-user="ria"]', timeout=60000)  # the load reads the cookie
+    page.click("#signout-button")
+    page.wait_for_selector("#signin-status >> text=Signed out", timeout=20000)
+    assert not [c for c in page.context.cookies() if c["name"] == "ib_session"]

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +43,53 @@ class Server:
 
     def alive(self) -> bool:
         return self.proc.poll() is None and http(self.url + "/study/")[0] == 200
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *a, **kw):
+        return None
+
+
+_opener = urllib.request.build_opener(_NoRedirect)
+
+
+def http_full(url: str, body=None, method: str | None = None, headers: dict | None = None):
+    """(status, headers, text) of one request, redirects not followed (a 303 is answered as is)."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method or ("POST" if data is not None else "GET"),
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with _opener.open(req, timeout=120) as r:
+            return r.status, r.headers, r.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read().decode("utf-8", "replace")
+
+
+def cookie_of(headers, name: str) -> str:
+    """The value of cookie `name` a response sets ("" when it sets none)."""
+    for v in headers.get_all("Set-Cookie") or []:
+        k, _, rest = v.partition("=")
+        if k.strip() == name:
+            return rest.split(";", 1)[0]
+    return ""
+
+
+_LINKS: dict = {}
+
+
+def link_cookie(url: str, token: str) -> str:
+    """The Cookie header a study link's first load sets (GET /study/?t=TOKEN answers 303 with it)."""
+    if (url, token) not in _LINKS:
+        status, headers, _ = http_full(f"{url}/study/?t={urllib.parse.quote(token, safe='')}")
+        _LINKS[(url, token)] = f"ib_study={cookie_of(headers, 'ib_study')}" if status == 303 else ""
+    return _LINKS[(url, token)]
+
+
+def signin_cookie(url: str, name: str, password: str) -> str:
+    """The Cookie header of a sign-in (POST /auth/signin); "" when it is refused."""
+    status, headers, _ = http_full(f"{url}/auth/signin", {"name": name, "password": password},
+                                   headers={"Origin": url})
+    return f"ib_session={cookie_of(headers, 'ib_session')}" if status == 200 else ""
 
 
 def http(url: str, body=None, method: str | None = None, headers: dict | None = None, raw: bytes | None = None):
@@ -85,12 +134,43 @@ def component_id(url: str, mount: str, elem_id: str = "session-root") -> int:
     raise AssertionError(f"no #{elem_id} in {mount}/config")
 
 
-def server_fn(url: str, mount: str, fn: str, req, session_hash: str = "sec-test", cid: int | None = None):
-    """Call one gr.HTML server function the way the page does; returns (HTTP status, parsed reply or text)."""
+def as_cookie(url: str, req) -> tuple[object, dict]:
+    """A body written with the old credentials in it ("t": a link token, "auth": a sign-in) as the page sends it
+    now: those fields become the cookie the host set for them (a token no link opens: no cookie at all)."""
+    if not isinstance(req, dict) or not ({"t", "auth"} & set(req)):
+        return req, {}
+    t, a = req.get("t"), req.get("auth")
+    # only a token of the links' form is traded (the host refuses any other at once; no need to spend the
+    # client's allowance of wrong tokens on it)
+    cookie = link_cookie(url, t) if isinstance(t, str) and re.fullmatch(r"[A-Za-z0-9_-]{20,128}", t) else ""
+    if isinstance(a, str):
+        cookie = f"ib_session={a}"
+    return {k: v for k, v in req.items() if k not in ("t", "auth")}, ({"Cookie": cookie} if cookie else {})
+
+
+def server_fn(url: str, mount: str, fn: str, req, session_hash: str = "sec-test", cid: int | None = None,
+              cookie: str = ""):
+    """Call one gr.HTML server function the way the page does, with the cookie of `req`'s "t"/"auth" (see
+    as_cookie) or `cookie`; returns (HTTP status, parsed reply or text)."""
     cid = cid if cid is not None else component_id(url, mount)
+    req, headers = as_cookie(url, req)
+    if cookie:
+        headers = {"Cookie": cookie}
     status, text = http(f"{url}{mount}/gradio_api/component_server",
-                        {"data": req, "component_id": cid, "fn_name": fn, "session_hash": session_hash})
+                        {"data": req, "component_id": cid, "fn_name": fn, "session_hash": session_hash},
+                        headers={"Origin": url, **headers})
     try:
         return status, json.loads(text)
     except ValueError:
         return status, text
+
+
+def finish_when_due(url: str, mount: str, req: dict, deadline: float = 180.0):
+    """finish_item as the page calls it: refused with `retry_in` until the item's clock has run to its end (a
+    study item), then asked again after that many seconds; returns the final (status, reply)."""
+    end = time.time() + deadline
+    while True:
+        status, res = server_fn(url, mount, "finish_item", req)
+        if not (isinstance(res, dict) and not res.get("ok") and "retry_in" in res) or time.time() > end:
+            return status, res
+        time.sleep(min(res["retry_in"] + 0.2, 5.0))

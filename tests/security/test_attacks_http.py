@@ -16,16 +16,17 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sec_helpers beside this file (importlib mode)
-from sec_helpers import IB, ITEMS, component_id, http, server_fn
+from sec_helpers import IB, ITEMS, component_id, finish_when_due, http, server_fn, signin_cookie
 
 
 def _client(url, user=None):
     from gradio_client import Client
-    c = Client(url + "/", verbose=False)
-    if user:
-        out = c.predict(user, f"{user}-password", api_name="/sign_in")
-        assert f'data-user="{user}"' in str(out)
-    return c
+    headers = {"Origin": url}
+    if user:  # the sign-in cookie, set by POST /auth/signin, on every call of this client
+        cookie = signin_cookie(url, user, f"{user}-password")
+        assert cookie.startswith("ib_session=") and len(cookie) > 30
+        headers["Cookie"] = cookie
+    return Client(url + "/", verbose=False, headers=headers)
 
 
 def _predict(c, *args, api_name):
@@ -166,7 +167,7 @@ def test_no_answer_before_closing_and_no_answer_after(server):
         status, out = server_fn(server.url, "/study", "respond", {"t": tok, "item_index": 0, "kind": "press",
                                                                   "media_t": t})
         assert status == 200 and not out["ok"], t
-    status, fin = server_fn(server.url, "/study", "finish_item", {"t": tok, "item_index": 0})
+    status, fin = finish_when_due(server.url, "/study", {"t": tok, "item_index": 0})  # once its clock has run
     assert fin["ok"]
     assert "The ball appeared." not in fin["result_html"] and "00:08.000" not in fin["result_html"]
     status, out = server_fn(server.url, "/study", "respond", {"t": tok, "item_index": 0, "kind": "press", "media_t": 0.5})

@@ -101,3 +101,41 @@ def test_a_realtime_model_needs_its_whole_ws_url_listed():
             ModelRegistry.from_dict({**ok, "models": {"x": spec}})
     with pytest.raises(ValueError, match="allowed_base_urls must be"):
         ModelRegistry.from_dict({**ok, "allowed_base_urls": ["file:///etc/passwd"]})
+
+
+def test_an_openai_entry_without_a_key_variable_sends_no_key(tmp_path, monkeypatch):
+    """Without api_key_env the backend is built with no variable at all, so $OPENAI_API_KEY (not listed in
+    allowed_key_envs) never leaves the server; the client sends the placeholder key a local server ignores."""
+    import http.server
+    import threading
+
+    from runners.backends import load_backend
+
+    seen = []
+
+    class Listener(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - http.server's name
+            seen.append(self.headers.get("Authorization"))
+            self.send_response(500)
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Listener)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.server_address[1]}/v1"
+    f = tmp_path / "models.toml"
+    f.write_text(f'allowed_base_urls = ["{url}"]\n\n[models]\nbare = "openai:m@{url}"\n')
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leave")
+    try:
+        reg = ModelRegistry.load(f)
+        assert reg.resolve("bare").options == {"api_key_env": None}
+        backend = load_backend(f"openai:m@{url}", **reg.options_for_spec(f"openai:m@{url}"))
+        try:
+            backend._get_client().chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+        except Exception:  # noqa: BLE001 - the listener answers 500; only the request's headers matter
+            pass
+    finally:
+        srv.shutdown()
+    assert seen and all("sk-must-not-leave" not in (h or "") for h in seen), seen

@@ -12,13 +12,14 @@ from pathlib import Path
 from annotation.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sec_helpers beside this file (importlib mode)
-from sec_helpers import http, server_fn
+from sec_helpers import as_cookie, link_cookie, http, server_fn
 
 BAD_LINK_START = "This study link is not valid"
 
 
 def _route(server, mount: str, body=None, raw: bytes | None = None, method: str | None = None):
-    status, text = http(f"{server.url}{mount}/api/respond", body, raw=raw, method=method)
+    body, headers = as_cookie(server.url, body)  # a link's token or a sign-in travel as the cookie set for them
+    status, text = http(f"{server.url}{mount}/api/respond", body, raw=raw, method=method, headers=headers)
     try:
         return status, json.loads(text)
     except ValueError:
@@ -113,18 +114,19 @@ def test_another_sites_page_cannot_post_a_response(server):
     server_fn(server.url, "/study", "open_session", {"t": tok})
     with closing(Store(server.db)) as st:
         n0 = len(st.responses())
-    body = json.dumps({"t": tok, "item_index": 0, "kind": "press", "media_t": 0.0}).encode()
+    body = json.dumps({"item_index": 0, "kind": "press", "media_t": 0.0}).encode()
+    cookie = {"Cookie": link_cookie(server.url, tok)}  # even with the link's cookie (SameSite=Strict keeps it home)
     for mount in ("/study", ""):
         url = f"{server.url}{mount}/api/respond"
-        status, _ = http(url, raw=body, headers={"Content-Type": "text/plain"})
+        status, _ = http(url, raw=body, headers={"Content-Type": "text/plain", **cookie})
         assert status == 415
-        status, _ = http(url, raw=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+        status, _ = http(url, raw=body, headers={"Content-Type": "application/x-www-form-urlencoded", **cookie})
         assert status == 415
-        status, _ = http(url, raw=body, headers={"Origin": "https://evil.example"})
+        status, _ = http(url, raw=body, headers={"Origin": "https://evil.example", **cookie})
         assert status == 403
     # the page's own origin is accepted
     host = server.url.split("://", 1)[1]
-    status, text = http(f"{server.url}/study/api/respond", raw=body, headers={"Origin": f"http://{host}"})
+    status, text = http(f"{server.url}/study/api/respond", raw=body, headers={"Origin": f"http://{host}", **cookie})
     assert status == 200 and json.loads(text)["ok"]
     with closing(Store(server.db)) as st:
         assert len(st.responses()) == n0 + 1

@@ -22,6 +22,7 @@ A, B = "moving_square#0", "ball_counter#0"
 MODEL = "baseline:motion"
 NOT_OPEN = "is not open for input in this session; nothing was logged."
 SERVER = "The server could not handle this request; nothing was logged."
+USED = "That response id is already used; nothing was logged."
 
 
 def _service(tmp_path, name="s.sqlite", **kw) -> SessionService:
@@ -274,7 +275,7 @@ def test_a_well_formed_response_id_from_the_page_is_kept(svc, rid):
     ({"kind": "press", "text": ["a"]}, "text must be a string."),
     ({"kind": "text"}, "Type a response before sending; nothing was logged."),
     ({"kind": "text", "text": " \n "}, "Type a response before sending; nothing was logged."),
-    ({"kind": "text", "text": "x" * 2001}, "A text response is at most 2000 characters."),
+    ({"kind": "text", "text": "x" * 501}, "A text response is at most 500 characters; nothing was logged."),
     ({"media_t": None}, "media_t must be a number of seconds, got None."),
     ({"media_t": "soon"}, "media_t must be a number of seconds, got 'soon'."),
     ({"media_t": [1]}, "media_t must be a number of seconds, got [1]."),
@@ -299,8 +300,8 @@ def test_bad_fields_are_refused_with_their_reason_and_log_nothing(svc, patch, er
     ({"media_t": 3.0, "frame_t": 5.0}, 3.0, 5.0, "press", ""),        # frame_t up to 2 s ahead of media_t
     ({"media_t": 3.0, "frame_t": 4.0}, 3.0, 4.0, "press", ""),
     ({"media_t": 3.0, "frame_t": 0}, 3.0, 0.0, "press", ""),
-    ({"kind": "text", "text": "  x" * 1 + "y" * 1998 + " "}, 2.0, None, "text", "x" + "y" * 1998),
-    ({"kind": "text", "text": "z" * 2000}, 2.0, None, "text", "z" * 2000),
+    ({"kind": "text", "text": "  x" * 1 + "y" * 498 + " "}, 2.0, None, "text", "x" + "y" * 498),
+    ({"kind": "text", "text": "z" * 500}, 2.0, None, "text", "z" * 500),   # the default max_text (studies.BOUNDS)
     ({"kind": "press", "text": None}, 2.0, None, "press", ""),
 ])
 def test_edge_values_that_are_accepted(svc, patch, t, frame_t, kind, text):
@@ -426,7 +427,7 @@ def test_an_id_already_used_in_another_session_is_refused_and_overwrites_nothing
     s1, s2 = _session(svc), _session(svc, participant="P02")
     rid = "r_" + "c" * 16
     assert svc.respond(_req(s1, rid=rid, media_t=3.0))["ok"]
-    assert svc.respond(_req(s2, rid=rid, media_t=9.0)) == {"ok": False, "error": SERVER}
+    assert svc.respond(_req(s2, rid=rid, media_t=9.0)) == {"ok": False, "error": USED}
     assert [(r.id, r.session_id, r.t) for r in _rows(svc)] == [(rid, s1.id, 3.0)]
 
 
@@ -435,7 +436,7 @@ def test_an_id_already_used_for_another_item_of_the_session_is_refused(svc):
     rid = "r_" + "5" * 16
     assert svc.respond(_req(s, rid=rid, media_t=3.0))["ok"]
     _advance(svc, s)
-    assert svc.respond(_req(s, idx=1, rid=rid, media_t=9.0)) == {"ok": False, "error": SERVER}
+    assert svc.respond(_req(s, idx=1, rid=rid, media_t=9.0)) == {"ok": False, "error": USED}
     assert [(r.id, r.item_id, r.t) for r in _rows(svc)] == [(rid, A, 3.0)]
 
 
@@ -486,7 +487,7 @@ def test_a_long_correction_is_cut_to_the_text_limit(svc):
     rid = "r_" + "e" * 16
     assert svc.respond(_req(s, rid=rid, kind="text", text="a"))["ok"]
     assert svc.correct({"session_id": s.id, "rid": rid, "text": "b" * 2500})["ok"]
-    assert _rows(svc, s)[0].text == "b" * 2000
+    assert _rows(svc, s)[0].text == "b" * 500  # the default max_text (annotation.studies.BOUNDS)
 
 
 @pytest.mark.parametrize("patch, error", [

@@ -12,6 +12,7 @@ import pytest
 from annotation import auth
 from annotation.store import Store
 from ibench_ui.app import build_studio
+from ibench_ui.auth_routes import STUDIO_COOKIE
 from ibench_ui.context import AppContext
 from ibench_ui.guard import PUBLIC, Events
 
@@ -21,7 +22,7 @@ EVERY_ACCOUNT = {"annotator", "reviewer", "admin"}
 ALLOWED = {"ibench_ui.browse": EVERY_ACCOUNT, "ibench_ui.runs": EVERY_ACCOUNT, "ibench_ui.verify": EVERY_ACCOUNT,
            "ibench_ui.review": EVERY_ACCOUNT, "ibench_ui.auth_ui": EVERY_ACCOUNT,
            "ibench_ui.compare": {"reviewer", "admin"}, "ibench_ui.leaderboard": {"reviewer", "admin"}}
-ANYBODY = {"do_signin", "do_signout", "_initial_tab"}  # sign-in, sign-out and the opening tab
+ANYBODY = {"signed_in", "signin_status", "_initial_tab"}  # the sign-in status (after sign-in/out, on load), the tab
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +36,17 @@ def studio(tmp_path_factory):
     return demo, events, tokens
 
 
+class _Request:
+    """What the guard reads of Gradio's request: its cookies."""
+
+    def __init__(self, token: str):
+        self.cookies = {STUDIO_COOKIE: token} if token else {}
+
+
 def _call(events: Events, event, token: str):
-    """Run the checked function Gradio runs with `token` for the page's sign-in and None elsewhere, the
-    event's own function replaced by a probe: 'ran' when the check let it through, else the refusal."""
+    """Run the checked function Gradio runs with a request whose sign-in cookie is `token` (the sign-in State
+    holding no secret, None elsewhere), the event's own function replaced by a probe: 'ran' when the check let
+    it through, else the refusal. A function that takes the caller gets the cookie's id in the State's place."""
     ran = []
 
     def probe(*args):
@@ -46,14 +55,17 @@ def _call(events: Events, event, token: str):
 
     real, event.fn = event.fn, probe
     try:
-        n = len(inspect.signature(event.checked).parameters)
-        args = [token if x is events.token else None for x in event.inputs]
-        out = event.checked(*args, *[None] * (n - len(args)))
+        n = len(inspect.signature(event.checked).parameters) - 1
+        args = ["1" if x is events.token else None for x in event.inputs]
+        out = event.checked(_Request(token), *args, *[None] * (n - len(args)))
     except gr.Error as exc:
         out = f"error: {exc.message}"
     finally:
         event.fn = real
     assert (out == "ran") == bool(ran), out
+    for got in ran:
+        assert [a for a, x in zip(got, event.inputs) if x is events.token] == [
+            token or None for x in event.inputs if x is events.token], event.name
     return out
 
 
@@ -104,10 +116,11 @@ def test_an_event_without_a_declared_role_fails_closed(tmp_path):
         events.assert_complete(demo)
 
 
-def test_the_token_is_an_input_of_every_checked_function_and_hidden_from_the_api(studio):
+def test_every_checked_function_reads_the_request_and_the_api_shows_no_credential(studio):
     demo, events, _tokens = studio
     for event in events.registered:
-        assert any(x is events.token for x in event.inputs), event.name
+        first = next(iter(inspect.signature(event.checked).parameters.values()))
+        assert event.checked.__annotations__[first.name] is gr.Request, event.name
     info = demo.get_api_info()["named_endpoints"]
     assert [p["parameter_name"] for p in info["/review_edit"]["parameters"]] == ["b", "iid", "f", "v", "why"]
     assert [p["parameter_name"] for p in info["/on_start"]["parameters"]] == ["b", "m", "p", "lim", "c", "j"]
