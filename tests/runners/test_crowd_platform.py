@@ -9,8 +9,9 @@ from urllib.parse import urlparse
 import pytest
 
 from annotation.store import Store
-from annotation.studies import check_settings, get_study, resolve_token
+from annotation.studies import check_settings, get_study, open_link_session, resolve_token
 from app import main
+from ibench_ui.auth_routes import STUDY_COOKIE
 from ibench_ui.context import AppContext
 from ibench_ui.participant import ParticipantService
 from ibench_ui.session import SessionService
@@ -35,8 +36,18 @@ def sitting(tmp_path, capsys):
     store = Store(tmp_path / "db.sqlite")
     svc = SessionService(AppContext(store=store, asr_model=str(tmp_path / "none")), clock_slack=math.inf, links=True)
     token = dict(p.split("=", 1) for p in urlparse(url).query.split("&"))["t"]
-    yield tmp_path, store, ParticipantService(svc.ctx, svc), token
+    yield tmp_path, store, LinkBrowser(ParticipantService(svc.ctx, svc), open_link_session(store, token, 3600.0)), token
     store.close()
+
+
+class LinkBrowser:
+    """The participant's browser after opening the link: every call carries the link's cookie."""
+
+    def __init__(self, ps: ParticipantService, cookie: str):
+        self.ps, self.cookies = ps, {STUDY_COOKIE: cookie}
+
+    def call(self, name: str, req: dict) -> dict:
+        return self.ps.call(name, req, self)
 
 
 def test_platform_id_is_kept_with_the_sitting_and_the_end_links_back(sitting):
