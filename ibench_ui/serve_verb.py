@@ -18,12 +18,22 @@ def main(argv: list[str], parser) -> int:
     parser.add_argument("--models", metavar="FILE", default=None,
                         help="TOML model registry (name -> spec, allowed base URLs and key variables): the only "
                              "models the browser can choose, by name (default: the built-in baselines)")
+    parser.add_argument("--allowed-hosts", metavar="HOST[:PORT],...", default=None,
+                        help="the host names the server answers to, comma-separated (a name alone: any port); "
+                             "default: localhost, 127.0.0.1, [::1] and --host, each with the port")
     args = parser.parse_args(argv)
     from runners import checks
     checks.check_db(args.db, create=True)  # the same checks as the other verbs, before anything is created
     dirs = {b: getattr(args, b) for b in registry.names() if getattr(args, b)}
     for b, path in dirs.items():
         checks.input_dir(path, f"--{b}")
+
+    from ibench_ui.allowed_hosts import AllowedHosts
+    try:
+        allowed = AllowedHosts.parse([args.allowed_hosts]) if args.allowed_hosts is not None else None
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
     from ibench_ui.host import NO_ADMIN, is_loopback
     if not is_loopback(args.host) and not Path(args.db).exists():  # no store, so no accounts: refuse first
@@ -43,4 +53,4 @@ def main(argv: list[str], parser) -> int:
 
     ctx = AppContext(store=Store(args.db), data_dirs={k: Path(v) for k, v in dirs.items()},
                      asr_model=args.asr_model, models=models)
-    return serve(ctx, host=args.host, port=args.port)
+    return serve(ctx, host=args.host, port=args.port, allowed=allowed)

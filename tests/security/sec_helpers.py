@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,11 +44,18 @@ class Server:
         return self.proc.poll() is None and http(self.url + "/study/")[0] == 200
 
 
+def origin(url: str) -> str:
+    """The scheme and host of a URL: the Origin its own page sends."""
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 def http(url: str, body=None, method: str | None = None, headers: dict | None = None, raw: bytes | None = None):
-    """(status, text) of one request; never raises on HTTP errors (status 0: the connection was closed)."""
+    """(status, text) of one request; never raises on HTTP errors (status 0: the connection was closed). It is
+    sent as the server's own page sends it (JSON, with this server as its Origin) unless `headers` say otherwise."""
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
     req = urllib.request.Request(url, data=data, method=method or ("POST" if data is not None else "GET"),
-                                 headers={"Content-Type": "application/json", **(headers or {})})
+                                 headers={"Content-Type": "application/json", "Origin": origin(url), **(headers or {})})
     try:
         with urllib.request.urlopen(req, timeout=120) as r:
             return r.status, r.read().decode("utf-8", "replace")
