@@ -11,6 +11,7 @@ import gradio as gr
 
 from annotation.auth import STAFF
 from ibench_ui.context import AppContext
+from ibench_ui.downloads import download_html
 from ibench_ui.guard import Events
 from ibench_ui.render import esc
 from ibench_ui.static_route import script_tags
@@ -89,7 +90,7 @@ def build_leaderboard(ctx: AppContext, events: Events, tab=None) -> None:
     tables_md = gr.Markdown("", elem_id="leaderboard-tables")
     with gr.Row():
         report_btn = gr.Button("Build report (Markdown, CSV, figures) as zip", elem_id="leaderboard-report", scale=0)
-        report_file = gr.File(label="Report", interactive=False, elem_id="leaderboard-report-file")
+        report_file = gr.HTML("", elem_id="leaderboard-report-file", js_on_load=None)  # a link carrying the zip
 
     def on_refresh(n, s, k):
         n, s, k = int(n or 1000), int(s or 0), int(k or DEFAULT_MIN_N)
@@ -102,7 +103,8 @@ def build_leaderboard(ctx: AppContext, events: Events, tab=None) -> None:
                 tables_md: "\n\n".join(markdown_section(tb) for tb in tables.values())}
 
     def on_report(n, s, k):
-        return str(report_zip(ctx, int(n or 1000), int(s or 0), max(1, int(k or DEFAULT_MIN_N))))
+        z = report_zip(ctx, int(n or 1000), int(s or 0), max(1, int(k or DEFAULT_MIN_N)))
+        return download_html([z], "Report", remove=z.parent)
 
     events.on(refresh.click, on_refresh, [resamples, seed, min_n], [board, tables_md], roles=STAFF)
     events.on(report_btn.click, on_report, [resamples, seed, min_n], [report_file], roles=STAFF)
