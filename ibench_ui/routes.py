@@ -15,12 +15,12 @@ from starlette.routing import compile_path
 STUDIO = ""         # the staff studio's Gradio mount (ibench_ui.app)
 STUDY = "/study"    # the participant app's Gradio mount (ibench_ui.participant)
 
-# who a route is for; the handler behind it checks (the role check of ibench_ui.guard, a link's token, an id)
-ANYONE = "anyone"
-LINK = "a study link's holder (the token in the call decides)"
-HOLDER = "whoever holds the id"
-STAFF = "staff and the local user (each function checks the caller's role)"
-AUDIENCES = (ANYONE, LINK, HOLDER, STAFF)
+# who a route is for (docs/security.md explains each); the handler behind it checks
+ANYONE = "anyone"             # holds nothing private
+HOLDER = "id holder"          # whoever holds an unguessable id: /media ids, the names of files Gradio wrote
+LINK = "study link"           # every call carries the link's token, and the token decides the session
+CHECKED = "role-checked"        # each function checks the caller's role (ibench_ui.guard); anonymous: sign-in only
+AUDIENCES = (ANYONE, LINK, HOLDER, CHECKED)
 
 REFUSED_QUERY = ("deep_link",)  # a query key Gradio acts on that no page of ours sends: 404 on any route
 
@@ -37,7 +37,7 @@ ROUTES: tuple[Route, ...] = (
     # the host's own routes (ibench_ui.host)
     Route("GET", "/media/{mid}", HOLDER, "an item's video or audio by opaque id, with HTTP Range"),
     Route("GET", "/ib-static/{name:path}", ANYONE, "the pages' own JS and CSS, a fixed list of files"),
-    Route("POST", "/api/respond", STAFF, "the studio session's response path as a plain JSON route"),
+    Route("POST", "/api/respond", CHECKED, "the studio session's response path as a plain JSON route"),
     Route("POST", "/study/api/respond", LINK, "a study session's response path as a plain JSON route"),
     Route("POST", "/auth/signin", ANYONE, "sign in (a cookie)"),
     Route("POST", "/auth/signout", ANYONE, "sign out"),
@@ -50,14 +50,14 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/static/{path:path}", ANYONE, "Gradio's fonts and helper scripts"),
     Route("GET", "/favicon.ico", ANYONE, "the icon"),
     Route("GET", "/manifest.json", ANYONE, "the web-app manifest the page links"),
-    Route("POST", "/gradio_api/queue/join", STAFF, "run one of the studio's event functions"),
-    Route("GET", "/gradio_api/queue/data", STAFF, "the event results stream of one page"),
+    Route("POST", "/gradio_api/queue/join", CHECKED, "run one of the studio's event functions"),
+    Route("GET", "/gradio_api/queue/data", CHECKED, "the event results stream of one page"),
     Route("GET", "/gradio_api/heartbeat/{session_hash}", ANYONE, "the page's keep-alive"),
-    Route("POST", "/gradio_api/component_server", STAFF, "the Session tab's server functions"),
-    Route("POST", "/gradio_api/component_server/", STAFF, "the same (the page's spelling)"),
-    Route("POST", "/gradio_api/call/{api_name}", STAFF, "an event function by name (the API page)"),
-    Route("GET", "/gradio_api/call/{api_name}/{event_id}", STAFF, "that call's result"),
-    Route("GET", "/gradio_api/file={path_or_url:path}", STAFF,
+    Route("POST", "/gradio_api/component_server", CHECKED, "the Session tab's server functions"),
+    Route("POST", "/gradio_api/component_server/", CHECKED, "the same (the page's spelling)"),
+    Route("POST", "/gradio_api/call/{api_name}", CHECKED, "an event function by name (the API page)"),
+    Route("GET", "/gradio_api/call/{api_name}/{event_id}", CHECKED, "that call's result"),
+    Route("GET", "/gradio_api/file={path_or_url:path}", HOLDER,
           "files Gradio wrote for the studio (Verify's frames), never a dataset or export"),
     # the study page and the Gradio routes it uses
     Route("GET", "/study/", LINK, "the study page"),
