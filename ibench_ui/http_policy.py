@@ -21,7 +21,7 @@ import anyio
 
 from ibench_ui.allowed_hosts import AllowedHosts, split_host
 from ibench_ui.page_headers import OTHER_POLICY, page_policy, with_headers
-from ibench_ui.routes import REFUSED_QUERY, RouteTable, is_gradio
+from ibench_ui.routes import PAGES, REFUSED_QUERY, RouteTable, is_gradio
 
 BODY_TIMEOUT = 60.0  # seconds for a whole request body: 12 MB (the body limit) over a slow 2 Mbit/s uplink
 DROPPED = frozenset({b"x-forwarded-host", b"x-gradio-server"})
@@ -79,6 +79,8 @@ class HttpPolicy:
         refusal = self._refusal(scope, host, origin, referer, ctype)
         if refusal is not None:
             return await _reply(send, *refusal)
+        if scope["path"] in PAGES:  # the page as sent, uncompressed: its inline scripts are hashed on the way out
+            kept = [(n, v) for n, v in kept if n != b"accept-encoding"]
         scope = dict(scope, headers=kept)
         await self._serve(scope, receive, send)
 
@@ -153,10 +155,11 @@ class HttpPolicy:
         except _SlowBody:
             if not state["started"]:
                 await _reply(send, 408, b"The request body came too slowly.")
-        except Exception:  # noqa: BLE001 - already answered (a 500 made generic above); logged, not re-raised
+        except Exception as exc:  # noqa: BLE001 - already answered (a 500 made generic above): one line, no stack
             if not state["swallow"]:
                 raise
-            log.warning("%s %s failed; answered 400", scope["method"], scope["path"], exc_info=True)
+            log.warning("%s %s: %s: %s (answered 400)", scope["method"], scope["path"], type(exc).__name__,
+                        str(exc)[:200])
 
 
 def _refused_query(query: bytes) -> bool:

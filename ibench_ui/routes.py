@@ -22,6 +22,7 @@ LINK = "study link"           # every call carries the link's token, and the tok
 CHECKED = "role-checked"        # each function checks the caller's role (ibench_ui.guard); anonymous: sign-in only
 AUDIENCES = (ANYONE, LINK, HOLDER, CHECKED)
 
+PAGES = ("/", "/study/")  # the two HTML pages
 REFUSED_QUERY = ("deep_link",)  # a query key Gradio acts on that no page of ours sends: 404 on any route
 
 

@@ -52,10 +52,12 @@ def origin(url: str) -> str:
 
 def http(url: str, body=None, method: str | None = None, headers: dict | None = None, raw: bytes | None = None):
     """(status, text) of one request; never raises on HTTP errors (status 0: the connection was closed). It is
-    sent as the server's own page sends it (JSON, with this server as its Origin) unless `headers` say otherwise."""
+    sent as the server's own page sends it (JSON, with this server as its Origin) unless `headers` say otherwise
+    (a header given as None is not sent)."""
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    sent = {"Content-Type": "application/json", "Origin": origin(url), **(headers or {})}
     req = urllib.request.Request(url, data=data, method=method or ("POST" if data is not None else "GET"),
-                                 headers={"Content-Type": "application/json", "Origin": origin(url), **(headers or {})})
+                                 headers={k: v for k, v in sent.items() if v is not None})
     try:
         with urllib.request.urlopen(req, timeout=120) as r:
             return r.status, r.read().decode("utf-8", "replace")
