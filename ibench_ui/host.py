@@ -96,9 +96,10 @@ class _TooLarge(Exception):
 
 
 class FastRoutes:
-    """ASGI, outermost: a POST to one of `routes` (path -> checked session function, which answers every
-    body, refusals included, with a JSON object) is answered here, in a worker thread, ahead of FastAPI's
-    routing, telemetry and middleware; every other request goes on to `app` unchanged. The response path
+    """ASGI, just inside the HTTP policy (which has already checked the method, host, origin and content type):
+    a POST to one of `routes` (path -> checked session function, which answers every body, refusals included,
+    with a JSON object) is answered here, in a worker thread, ahead of FastAPI's routing, telemetry and
+    middleware; every other request goes on to `app` unchanged. The response path
     is the one many participants hit at once, so it carries no per-call work it does not need."""
 
     def __init__(self, app, routes: dict, limiter, max_body: int = MAX_BODY):
@@ -108,9 +109,6 @@ class FastRoutes:
         fn = self.routes.get(scope.get("path")) if scope["type"] == "http" else None
         if fn is None:
             return await self.app(scope, receive, send)
-        if scope["method"] != "POST":
-            return await PlainTextResponse("Method not allowed.", status_code=405,
-                                           headers={"Allow": "POST"})(scope, receive, send)
         body, more = bytearray(), True
         while more:
             msg = await receive()
