@@ -83,10 +83,11 @@ def serve(ctx: AppContext, host: str = "127.0.0.1", port: Optional[int] = None,
         print(f"error: {why}", file=sys.stderr)
         return 2
     port = port or free_port(host)
+    hint = "" if allowed or ctx.loopback else "; visitors on other machines: add the name they use"
     allowed = allowed or AllowedHosts.default(host, port)
     app = web_app(ctx, allowed)
     url = f"http://{bracketed(host)}:{port}"
     print(f"* ibench-ui on {url}/  (study links: {url}/study/?t=TOKEN)\n"
-          f"  answering host names: {allowed.describe()} (--allowed-hosts)", flush=True)
+          f"  answering host names: {allowed.describe()} (--allowed-hosts{hint})", flush=True)
     http_server.run(app, host=host, port=port)
     return 0

@@ -22,18 +22,17 @@ def main(argv: list[str], parser) -> int:
                         help="the host names the server answers to, comma-separated (a name alone: any port); "
                              "default: localhost, 127.0.0.1, [::1] and --host, each with the port")
     args = parser.parse_args(argv)
-    from runners import checks
-    checks.check_db(args.db, create=True)  # the same checks as the other verbs, before anything is created
-    dirs = {b: getattr(args, b) for b in registry.names() if getattr(args, b)}
-    for b, path in dirs.items():
-        checks.input_dir(path, f"--{b}")
-
     from ibench_ui.allowed_hosts import AllowedHosts
     try:
         allowed = AllowedHosts.parse([args.allowed_hosts]) if args.allowed_hosts is not None else None
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    from runners import checks
+    checks.check_db(args.db, create=True)  # the same checks as the other verbs, before anything is created
+    dirs = {b: getattr(args, b) for b in registry.names() if getattr(args, b)}
+    for b, path in dirs.items():
+        checks.input_dir(path, f"--{b}")
 
     from ibench_ui.host import NO_ADMIN, is_loopback
     if not is_loopback(args.host) and not Path(args.db).exists():  # no store, so no accounts: refuse first
