@@ -27,6 +27,7 @@ BODY_TIMEOUT = 60.0  # seconds for a whole request body: 12 MB (the body limit) 
 DROPPED = frozenset({b"x-forwarded-host", b"x-gradio-server"})
 SAFE_METHODS = ("GET", "HEAD")
 GENERIC = b"This request could not be handled."
+SLOW = b"The request body came too slowly."
 log = logging.getLogger(__name__)
 
 
@@ -106,46 +107,47 @@ class HttpPolicy:
         return None
 
     async def _serve(self, scope, receive, send):
+        """Run the app with the body deadline on `receive`, and on `send` the security headers, the page's
+        policy (its body held until complete) and a 500 of a Gradio route made a generic 400."""
         gradio = is_gradio(scope["path"])
-        state = {"started": False, "swallow": False, "page": None, "timed_out": False}
-        deadline = [None, True]  # [deadline, body still coming]
+        deadline: Optional[float] = None
+        body_done = started = swallow = timed_out = False
+        page: Optional[tuple[dict, bytearray]] = None
 
         async def timed_receive():
-            if not deadline[1]:
+            nonlocal deadline, body_done, timed_out
+            if body_done:  # after the body, receive only reports a disconnect: no deadline
                 return await receive()
-            if deadline[0] is None:
-                deadline[0] = anyio.current_time() + self.body_timeout
+            if deadline is None:
+                deadline = anyio.current_time() + self.body_timeout
             try:
-                with anyio.fail_after(max(0.0, deadline[0] - anyio.current_time())):
+                with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
                     msg = await receive()
             except TimeoutError:
-                state["timed_out"] = True
+                timed_out = True
                 raise _SlowBody() from None
-            if msg["type"] != "http.request" or not msg.get("more_body", False):
-                deadline[1] = False
+            body_done = msg["type"] != "http.request" or not msg.get("more_body", False)
             return msg
 
         async def guarded_send(msg):
-            if state["swallow"]:
+            nonlocal started, swallow, page
+            if swallow:
                 return
             if msg["type"] == "http.response.start":
-                state["started"] = True
-                status = msg["status"]
-                if status == 500 and (gradio or state["timed_out"]):
-                    state["swallow"] = True
-                    return await _reply(send, *((408, b"The request body came too slowly.") if state["timed_out"]
-                                               else (400, GENERIC)))
+                started = True
+                if msg["status"] == 500 and (gradio or timed_out):
+                    swallow = True
+                    return await _reply(send, *((408, SLOW) if timed_out else (400, GENERIC)))
                 if _is_html(msg.get("headers", [])):
-                    state["page"] = (msg, bytearray())
+                    page = (msg, bytearray())
                     return
-                msg = dict(msg, headers=with_headers(msg.get("headers", []), OTHER_POLICY.encode()))
-                return await send(msg)
-            if state["page"] is not None and msg["type"] == "http.response.body":
-                start, buf = state["page"]
+                return await send(dict(msg, headers=with_headers(msg.get("headers", []), OTHER_POLICY.encode())))
+            if page is not None and msg["type"] == "http.response.body":
+                start, buf = page
                 buf += msg.get("body", b"")
                 if msg.get("more_body", False):
                     return
-                state["page"] = None
+                page = None
                 await send(dict(start, headers=with_headers(start.get("headers", []), page_policy(bytes(buf)))))
                 return await send({"type": "http.response.body", "body": bytes(buf)})
             await send(msg)
@@ -153,10 +155,10 @@ class HttpPolicy:
         try:
             await self.app(scope, timed_receive, guarded_send)
         except _SlowBody:
-            if not state["started"]:
-                await _reply(send, 408, b"The request body came too slowly.")
+            if not started:
+                await _reply(send, 408, SLOW)
         except Exception as exc:  # noqa: BLE001 - already answered (a 500 made generic above): one line, no stack
-            if not state["swallow"]:
+            if not swallow:
                 raise
             log.warning("%s %s: %s: %s (answered 400)", scope["method"], scope["path"], type(exc).__name__,
                         str(exc)[:200])
@@ -164,7 +166,8 @@ class HttpPolicy:
 
 def _refused_query(query: bytes) -> bool:
     """Whether the query string names a key of REFUSED_QUERY (decoded, as the app behind would read it)."""
-    return bool(query) and any(k in REFUSED_QUERY for k, _ in parse_qsl(query.decode("latin-1"), keep_blank_values=True))
+    return bool(query) and any(k in REFUSED_QUERY
+                               for k, _ in parse_qsl(query.decode("latin-1"), keep_blank_values=True))
 
 
 def _is_html(headers) -> bool:

@@ -48,7 +48,8 @@ def staffed(tmp_path_factory):
     _, tokens = studies.create_study(st, IB, list(ITEMS), ITEMS, {"calibrate": False})
     st.create_run(Run(id=LEAKS[0], benchmark=IB, model_spec=f"openai:{LEAKS[1]}@http://{LEAKS[2]}:8000/v1",
                       protocol="paper", data_dir=str(demo_dir(IB)), status="done", created=1.0,
-                      config={"options": {"api_key_env": LEAKS[3]}, "judge": f"openai:{LEAKS[4]}@http://{LEAKS[2]}/v1"}))
+                      config={"options": {"api_key_env": LEAKS[3]},
+                              "judge": f"openai:{LEAKS[4]}@http://{LEAKS[2]}/v1"}))
     st.close()
     proc, url = start_app(db, d / "app.log")
     yield url, db, tokens, d / "app.log"

@@ -22,7 +22,8 @@ STUDIO_ONLY = {"timeline.js", "compare.js", "leaderboard.js", "browse.js", "time
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
     d = tmp_path_factory.mktemp("static")
-    return web_app(AppContext(store=Store(d / "s.sqlite"), asr_model=str(d / "none")), AllowedHosts.parse(["testserver"]))
+    ctx = AppContext(store=Store(d / "s.sqlite"), asr_model=str(d / "none"))
+    return web_app(ctx, AllowedHosts.parse(["testserver"]))  # the test client's Host
 
 
 def raw_get(app, path: str, raw_path: bytes) -> int:
