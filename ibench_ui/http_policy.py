@@ -7,8 +7,7 @@ route, ours or Gradio's, sees it, and what every response carries.
 - A state-changing request (any method but GET and HEAD) must come from this host's own page: an `Origin`
   (or, without one, a `Referer`) naming this host, else 403, and a JSON body, else 415. Another site's form or
   no-cors fetch can send neither. This holds for the local single user too.
-- The body must arrive within BODY_TIMEOUT seconds, else 408 (uvicorn has no such deadline; the header
-  deadline is ibench_ui.http_server's).
+- (The read deadlines for headers and body are the server's: ibench_ui.http_server.)
 - Every response carries the security headers (ibench_ui.page_headers); a Gradio route that fails with 500
   (an unknown component, function or body shape) answers 400 with a generic message instead, logged here."""
 from __future__ import annotations
@@ -17,22 +16,16 @@ import logging
 from typing import Optional
 from urllib.parse import parse_qsl, urlsplit
 
-import anyio
-
 from ibench_ui.allowed_hosts import AllowedHosts, split_host
 from ibench_ui.page_headers import OTHER_POLICY, page_policy, with_headers
 from ibench_ui.routes import PAGES, REFUSED_QUERY, RouteTable, is_gradio
 
-BODY_TIMEOUT = 60.0  # seconds for a whole request body: 12 MB (the body limit) over a slow 2 Mbit/s uplink
 DROPPED = frozenset({b"x-forwarded-host", b"x-gradio-server"})
 SAFE_METHODS = ("GET", "HEAD")
 GENERIC = b"This request could not be handled."
-SLOW = b"The request body came too slowly."
+OTHER = OTHER_POLICY.encode()
+MEMO = 256  # host and origin values remembered with their verdicts (a client sends the same few every time)
 log = logging.getLogger(__name__)
-
-
-class _SlowBody(Exception):
-    pass
 
 
 def same_origin(value: bytes, host: bytes) -> bool:
@@ -54,9 +47,10 @@ def _netloc(value: str, scheme: str) -> tuple[str, Optional[int]]:
 class HttpPolicy:
     """ASGI middleware applying the rules in this module's docstring."""
 
-    def __init__(self, app, allowed: AllowedHosts, table: Optional[RouteTable] = None,
-                 body_timeout: float = BODY_TIMEOUT):
-        self.app, self.allowed, self.table, self.body_timeout = app, allowed, table or RouteTable(), body_timeout
+    def __init__(self, app, allowed: AllowedHosts, table: Optional[RouteTable] = None):
+        self.app, self.allowed, self.table = app, allowed, table or RouteTable()
+        self._hosts: dict[bytes, bool] = {}
+        self._origins: dict[tuple[bytes, bytes], bool] = {}
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "websocket":  # no route of ours is a WebSocket
@@ -87,7 +81,7 @@ class HttpPolicy:
 
     def _refusal(self, scope, host, origin, referer, ctype) -> Optional[tuple]:
         """(status, reason[, extra headers]) when the request is refused before any route sees it."""
-        if host is None or not self.allowed.allows(host):
+        if host is None or not _memo(self._hosts, host, self.allowed.allows):
             return 400, b"This server does not answer to that host name (see --allowed-hosts)."
         method, path = scope["method"], scope["path"]
         if _refused_query(scope.get("query_string", b"")):
@@ -100,48 +94,31 @@ class HttpPolicy:
         if method in SAFE_METHODS:
             return None
         claimed = origin if origin is not None else referer
-        if claimed is None or not same_origin(claimed, host):
+        if claimed is None or not _memo(self._origins, (claimed, host), lambda k: same_origin(*k)):
             return 403, b"Cross-site requests are not accepted here."
         if (ctype or b"").split(b";")[0].strip().lower() != b"application/json":
             return 415, b"Send the request as application/json."
         return None
 
     async def _serve(self, scope, receive, send):
-        """Run the app with the body deadline on `receive`, and on `send` the security headers, the page's
-        policy (its body held until complete) and a 500 of a Gradio route made a generic 400."""
+        """Run the app with, on `send`, the security headers, the page's policy (its body held until complete)
+        and a 500 of a Gradio route made a generic 400."""
         gradio = is_gradio(scope["path"])
-        deadline: Optional[float] = None
-        body_done = started = swallow = timed_out = False
+        swallow = False
         page: Optional[tuple[dict, bytearray]] = None
 
-        async def timed_receive():
-            nonlocal deadline, body_done, timed_out
-            if body_done:  # after the body, receive only reports a disconnect: no deadline
-                return await receive()
-            if deadline is None:
-                deadline = anyio.current_time() + self.body_timeout
-            try:
-                with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
-                    msg = await receive()
-            except TimeoutError:
-                timed_out = True
-                raise _SlowBody() from None
-            body_done = msg["type"] != "http.request" or not msg.get("more_body", False)
-            return msg
-
         async def guarded_send(msg):
-            nonlocal started, swallow, page
+            nonlocal swallow, page
             if swallow:
                 return
             if msg["type"] == "http.response.start":
-                started = True
-                if msg["status"] == 500 and (gradio or timed_out):
+                if msg["status"] == 500 and gradio:
                     swallow = True
-                    return await _reply(send, *((408, SLOW) if timed_out else (400, GENERIC)))
+                    return await _reply(send, 400, GENERIC)
                 if _is_html(msg.get("headers", [])):
                     page = (msg, bytearray())
                     return
-                return await send(dict(msg, headers=with_headers(msg.get("headers", []), OTHER_POLICY.encode())))
+                return await send(dict(msg, headers=with_headers(msg.get("headers", []), OTHER)))
             if page is not None and msg["type"] == "http.response.body":
                 start, buf = page
                 buf += msg.get("body", b"")
@@ -153,15 +130,22 @@ class HttpPolicy:
             await send(msg)
 
         try:
-            await self.app(scope, timed_receive, guarded_send)
-        except _SlowBody:
-            if not started:
-                await _reply(send, 408, SLOW)
+            await self.app(scope, receive, guarded_send)
         except Exception as exc:  # noqa: BLE001 - already answered (a 500 made generic above): one line, no stack
             if not swallow:
                 raise
             log.warning("%s %s: %s: %s (answered 400)", scope["method"], scope["path"], type(exc).__name__,
                         str(exc)[:200])
+
+
+def _memo(memo: dict, key, verdict) -> bool:
+    """`verdict(key)`, remembered for the next request that sends the same value (at most MEMO of them)."""
+    hit = memo.get(key)
+    if hit is None:
+        if len(memo) >= MEMO:
+            memo.clear()
+        hit = memo[key] = verdict(key)
+    return hit
 
 
 def _refused_query(query: bytes) -> bool:
@@ -179,6 +163,5 @@ async def _reply(send, status: int, body: bytes, extra: Optional[dict] = None) -
     await send({"type": "http.response.start", "status": status,
                 "headers": with_headers([(b"content-type", b"text/plain; charset=utf-8"),
                                          (b"content-length", str(len(body)).encode()),
-                                         (b"cache-control", b"no-store"), *(extra or {}).items()],
-                                        OTHER_POLICY.encode())})
+                                         (b"cache-control", b"no-store"), *(extra or {}).items()], OTHER)})
     await send({"type": "http.response.body", "body": body})
