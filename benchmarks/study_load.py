@@ -81,7 +81,7 @@ async def call(http, base: str, comp: int, page: str, fn: str, data: dict, via: 
     else:
         url, body = f"{base}/gradio_api/component_server", {"session_hash": page, "component_id": comp,
                                                            "fn_name": fn, "data": data}
-    async with http.post(url, json=body) as r:
+    async with http.post(url, json=body, headers={"Origin": base}) as r:  # as the page sends it (same origin)
         r.raise_for_status()
         return await r.json()
 

@@ -6,6 +6,8 @@ from typing import Optional
 
 import gradio as gr
 
+from ibench_ui import http_server
+from ibench_ui.allowed_hosts import AllowedHosts, bracketed
 from ibench_ui.auth_ui import build_annotation_tabs
 from ibench_ui.browse import build_browse
 from ibench_ui.compare import build_compare
@@ -66,23 +68,27 @@ def _initial_tab(request: gr.Request):
     return gr.skip()
 
 
-def web_app(ctx: AppContext):
-    """The whole web host (ibench_ui.host) with this studio mounted at /."""
-    return build_host(ctx, lambda routes: build_app(ctx, routes), page_head())
+def web_app(ctx: AppContext, allowed: AllowedHosts):
+    """The whole web host (ibench_ui.host) with this studio mounted at /, answering the `allowed` hosts."""
+    return build_host(ctx, lambda routes: build_app(ctx, routes), page_head(), allowed)
 
 
-def serve(ctx: AppContext, host: str = "127.0.0.1", port: Optional[int] = None) -> int:
-    """Serve the host app (participant app at /study/, media at /media/, studio at /) until stopped.
-    Refuses (returns 2) to listen beyond loopback while no account exists."""
-    import uvicorn
-
+def serve(ctx: AppContext, host: str = "127.0.0.1", port: Optional[int] = None,
+          allowed: Optional[AllowedHosts] = None) -> int:
+    """Serve the host app (participant app at /study/, media at /media/, studio at /) until stopped, to the
+    `allowed` hosts (default: loopback names and `host`, with the port). Refuses (returns 2) to listen beyond
+    loopback while no account exists."""
     ctx.loopback = is_loopback(host)
     why = check_bind(ctx, host)
     if why:
         print(f"error: {why}", file=sys.stderr)
         return 2
     port = port or free_port(host)
-    app = web_app(ctx)
-    print(f"* ibench-ui on http://{host}:{port}/  (study links: http://{host}:{port}/study/?t=TOKEN)", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3)
+    hint = "" if allowed or ctx.loopback else "; visitors on other machines: add the name they use"
+    allowed = allowed or AllowedHosts.default(host, port, ctx.base_url)
+    app = web_app(ctx, allowed)
+    url = f"http://{bracketed(host)}:{port}"
+    print(f"* ibench-ui on {url}/  (study links: {url}/study/?t=TOKEN)\n"
+          f"  answering host names: {allowed.describe()} (--allowed-hosts{hint})", flush=True)
+    http_server.run(app, host=host, port=port)
     return 0

@@ -7,6 +7,7 @@ A study filter keeps one study's participants; choosing an item ticks exactly th
 draws and wires; CompareService chooses and queries, checking the caller's role."""
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable, Optional
 from urllib.parse import parse_qsl
@@ -16,6 +17,7 @@ import gradio as gr
 from annotation.auth import STAFF
 from ibench_ui.compare_service import CompareService, Selection, View
 from ibench_ui.context import AppContext
+from ibench_ui.downloads import download_html
 from ibench_ui.guard import Events
 from ibench_ui.handlers import raises_shown
 from ibench_ui.render import esc, video_html
@@ -97,7 +99,7 @@ def _panels(ui, empty: View) -> None:
     ui.plot = gr.Plot(fig0, elem_id="compare-plot", label="Timeline (click a response to seek the video)")
     with gr.Row():
         ui.export = gr.Button("Download timeline (PNG + HTML)", elem_id="compare-export", scale=0)
-        ui.files = gr.File(label="Timeline files", file_count="multiple", elem_id="compare-files", interactive=False)
+        ui.files = gr.HTML("", elem_id="compare-files", js_on_load=None)  # links carrying the files
 
 
 def _shown(ui, view: View) -> dict:
@@ -151,8 +153,13 @@ def _wire_choices(events: Events, svc: CompareService, ui) -> None:
     events.on(ui.study.input, on_study, [ui.token, ui.bench, ui.item, ui.study], filled, roles=STAFF)
     events.on(ui.refresh.click, on_refresh, chosen + [ui.study], filled, roles=STAFF)
     # a lambda, as it always was: its event's api_name is "lambda", its parameters b, i, k
-    events.on(ui.export.click, raises_shown(lambda tok, b, i, k: svc.export(tok, b, i, k)), chosen, [ui.files],
-              roles=STAFF)
+    events.on(ui.export.click, raises_shown(lambda tok, b, i, k: _links(svc.export(tok, b, i, k))), chosen,
+              [ui.files], roles=STAFF)
+
+
+def _links(files: list[str]) -> str:
+    """The exported files as download links; their temporary folder is removed."""
+    return download_html([Path(f) for f in files], "Timeline files", remove=Path(files[0]).parent)
 
 
 def _wire_in_page(events: Events, svc: CompareService, ui, box: gr.Textbox) -> None:

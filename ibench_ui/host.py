@@ -12,8 +12,9 @@
               function the page's Gradio server function calls, without Gradio's per-call dispatch,
               so many participants answering at once are not held up by it (issue 14, load)
 
-Around both: request bodies are size-limited and Gradio's upload route is closed (no page of
-ours uploads a file), so nothing a visitor sends lands on disk except through a session function."""
+Around all of it: the HTTP policy (ibench_ui.http_policy) answers only the route table's routes
+(ibench_ui.routes) for allowed hosts, checks every state-changing request's origin and content type, and
+adds the security headers; inside it, request bodies are size-limited."""
 from __future__ import annotations
 
 import ipaddress
@@ -26,8 +27,10 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, PlainTextResponse, Response
 
+from ibench_ui.allowed_hosts import AllowedHosts
 from ibench_ui.auth_routes import StudyLinkCookies, add_auth_routes
 from ibench_ui.context import AppContext
+from ibench_ui.http_policy import HttpPolicy
 from ibench_ui.media_route import MediaIndex
 from ibench_ui.static_route import STATIC_PREFIX, static_response
 
@@ -51,7 +54,7 @@ def is_loopback(host: str) -> bool:
 
 
 class Guard:
-    """ASGI middleware: 413 for bodies over MAX_BODY (declared or streamed), 403 for Gradio's upload route."""
+    """ASGI middleware: 413 for bodies over MAX_BODY (declared or streamed)."""
 
     def __init__(self, app, max_body: int = MAX_BODY):
         self.app, self.max_body = app, max_body
@@ -59,9 +62,6 @@ class Guard:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        path = scope.get("path", "")
-        if path.rstrip("/").endswith("/gradio_api/upload") or path.rstrip("/").endswith("/upload"):
-            return await PlainTextResponse("Uploads are not accepted here.", status_code=403)(scope, receive, send)
         declared = dict(scope.get("headers") or []).get(b"content-length")
         try:
             too_big = declared is not None and int(declared) > self.max_body
@@ -98,24 +98,11 @@ class _TooLarge(Exception):
     pass
 
 
-def _cross_site(scope) -> Optional[tuple[int, str]]:
-    """(status, reason) for a request another site's page could have sent, else None. The page posts JSON
-    from its own origin; a cross-site form or no-cors fetch can send neither a JSON content type (without a
-    CORS preflight, which nothing here answers) nor this host as its Origin."""
-    headers = dict(scope.get("headers") or [])
-    ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-    if ctype != b"application/json":
-        return 415, "Send the request as application/json."
-    origin = headers.get(b"origin")
-    if origin is not None and origin.split(b"://", 1)[-1] != headers.get(b"host", b""):
-        return 403, "Cross-site requests are not accepted here."
-    return None
-
-
 class FastRoutes:
-    """ASGI, outermost: a POST to one of `routes` (path -> checked session function, which answers every
-    body, refusals included, with a JSON object) is answered here, in a worker thread, ahead of FastAPI's
-    routing, telemetry and middleware; every other request goes on to `app` unchanged. The response path
+    """ASGI, just inside the HTTP policy (which has already checked the method, host, origin and content type):
+    a POST to one of `routes` (path -> checked session function, which answers every body, refusals included,
+    with a JSON object) is answered here, in a worker thread, ahead of FastAPI's routing, telemetry and
+    middleware; every other request goes on to `app` unchanged. The response path
     is the one many participants hit at once, so it carries no per-call work it does not need."""
 
     def __init__(self, app, routes: dict, limiter, max_body: int = MAX_BODY):
@@ -125,12 +112,6 @@ class FastRoutes:
         fn = self.routes.get(scope.get("path")) if scope["type"] == "http" else None
         if fn is None:
             return await self.app(scope, receive, send)
-        if scope["method"] != "POST":
-            return await PlainTextResponse("Method not allowed.", status_code=405,
-                                           headers={"Allow": "POST"})(scope, receive, send)
-        refusal = _cross_site(scope)
-        if refusal is not None:
-            return await PlainTextResponse(refusal[1], status_code=refusal[0])(scope, receive, send)
         body, more = bytearray(), True
         while more:
             msg = await receive()
@@ -157,9 +138,11 @@ class FastRoutes:
                        headers={"Cache-Control": "no-store"})(scope, receive, send)
 
 
-def build_host(ctx: AppContext, build_studio: Callable[[dict], gr.Blocks], studio_head: str) -> "FastRoutes":
+def build_host(ctx: AppContext, build_studio: Callable[[dict], gr.Blocks], studio_head: str,
+               allowed: AllowedHosts) -> HttpPolicy:
     """The web app: the FastAPI app with the media route, the participant app and the studio mounted,
-    behind the plain response routes (FastRoutes). `build_studio(routes)` builds the staff studio
+    behind the plain response routes (FastRoutes), behind the HTTP policy for the `allowed` hosts (HttpPolicy).
+    `build_studio(routes)` builds the staff studio
     (ibench_ui.app, which calls this: so the host never imports it back), filling `routes`; `studio_head` is its
     pages' head (the study page has its own, ibench_ui.participant)."""
     from ibench_ui.participant import build_participant_app, participant_head
@@ -192,7 +175,7 @@ def build_host(ctx: AppContext, build_studio: Callable[[dict], gr.Blocks], studi
     app.add_middleware(StudyLinkCookies, ctx=ctx)  # GET /study/?t=TOKEN: the link's token becomes a cookie
     app.add_middleware(Guard)
     fast = {f"{STUDY_MOUNT}/api/respond": participant_routes["respond"], "/api/respond": studio_routes["respond"]}
-    return FastRoutes(app, fast, anyio.CapacityLimiter(RESPOND_THREADS))
+    return HttpPolicy(FastRoutes(app, fast, anyio.CapacityLimiter(RESPOND_THREADS)), allowed)
 
 
 def free_port(host: str, start: int = 7860, tries: int = 100) -> int:

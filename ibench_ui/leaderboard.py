@@ -14,6 +14,7 @@ import gradio as gr
 
 from annotation.auth import STAFF
 from ibench_ui.context import AppContext
+from ibench_ui.downloads import download_html
 from ibench_ui.guard import Events
 from ibench_ui.render import esc
 from ibench_ui.static_route import script_tags
@@ -127,7 +128,7 @@ def build_leaderboard(ctx: AppContext, events: Events, tab=None,
         open_compare(gr.Textbox("", visible="hidden", elem_id="leaderboard-open"))
     with gr.Row():
         report_btn = gr.Button("Build report (Markdown, CSV, figures) as zip", elem_id="leaderboard-report", scale=0)
-        report_file = gr.File(label="Report", interactive=False, elem_id="leaderboard-report-file")
+        report_file = gr.HTML("", elem_id="leaderboard-report-file", js_on_load=None)  # a link carrying the zip
 
     def on_refresh(n, s, k, c, st):
         n, s, k = int(n or 1000), int(s or 0), int(k or DEFAULT_MIN_N)
@@ -144,8 +145,9 @@ def build_leaderboard(ctx: AppContext, events: Events, tab=None,
                 tables_md: "\n\n".join(markdown_section(tb) for tb in tables.values())}
 
     def on_report(n, s, k, c, st):
-        return str(report_zip(ctx, int(n or 1000), int(s or 0), max(1, int(k or DEFAULT_MIN_N)),
-                              c if c in CI_CHOICES else "ours", st if st in {v for _, v in study_choices(ctx)} else ""))
+        z = report_zip(ctx, int(n or 1000), int(s or 0), max(1, int(k or DEFAULT_MIN_N)),
+                       c if c in CI_CHOICES else "ours", st if st in {v for _, v in study_choices(ctx)} else "")
+        return download_html([z], "Report", remove=z.parent)
 
     inputs = [resamples, seed, min_n, ci, study]
     events.on(refresh.click, on_refresh, inputs, [board, study, tables_md], roles=STAFF)

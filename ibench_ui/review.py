@@ -18,7 +18,7 @@ from ibench_ui.context import AppContext
 from ibench_ui.guard import SIGNED_IN, Events  # every account: the service answers non-staff in the tab
 from ibench_ui.handlers import IN_ORDER, ok_html, reports_to
 from ibench_ui.render import esc, fmt_time, item_details_html, table_html, video_html
-from ibench_ui.review_service import STATUS_FILTERS, ReviewItem, ReviewService
+from ibench_ui.review_service import STATUS_FILTERS, ReviewItem, ReviewService, export_root
 from ibench_ui.workbench_timeline import (build_controls, hidden_picker, pick_table, picked, picked_item_update,
                                           workbench_html)
 
@@ -362,7 +362,9 @@ def _wire_adjudication(events: Events, svc: ReviewService, ui) -> None:
     @reports_to(ui.export_msg)
     def on_export(tok, b, f, name, only_verified):
         user, n, path = svc.export(tok, b, f, name, only_verified)
-        return {ui.export_msg: ok_html(f"{user.name} exported {n} {b} item(s) as {f} to {path}")}
+        shown = path.relative_to(export_root(svc.ctx).parent).as_posix()  # no absolute server path on a page
+        return {ui.export_msg: ok_html(f"{user.name} exported {n} {b} item(s) as {f} to {shown} "
+                                       "(beside the store)")}
 
     decided = [ui.adj_queue, ui.dispute, ui.decision, ui.adj_reason, ui.trail, ui.progress, ui.msg]
     events.on(ui.adj_pick.change, on_adj_pick, [ui.token, ui.bench, ui.adj_pick],

@@ -13,7 +13,7 @@ from ibench_ui.guard import SIGNED_IN, Events
 from ibench_ui.handlers import raises_shown
 from ibench_ui.render import esc
 from ibench_ui.run_inspect import FILTERS
-from ibench_ui.runs_service import RunRow, RunsService, run_choices
+from ibench_ui.runs_service import RunRow, RunsService
 from ibench_ui.static_route import script_tags
 
 POLL_S = 2.0  # how often the list asks whether a run changed (it is redrawn only when one did)
@@ -52,7 +52,7 @@ def build_runs(ctx: AppContext, events: Events) -> None:
     ui = SimpleNamespace(token=events.token)
     _start_row(ctx, ui)
     _run_row(ui)
-    _drill_panel(ctx, ui)
+    _drill_panel(ui)
     ui.timer = gr.Timer(POLL_S)
     _wire_runs(events, svc, ui)
     _wire_drill(events, svc, ui)
@@ -88,15 +88,16 @@ def _run_row(ui) -> None:
     ui.report = gr.HTML("", elem_id="runs-report")  # monospace <pre>: the printed table keeps its alignment
 
 
-def _drill_panel(ctx: AppContext, ui) -> None:
+def _drill_panel(ui) -> None:
+    """The drill-down's choosers start empty: the runs (ids, models, options) are listed only to reviewers and
+    admins, when the chooser is opened (on_runs_focus), never in the page's config, which anyone can read."""
     gr.Markdown("### Inspect a run, decision by decision")
-    runs = run_choices(ctx.store)
     with gr.Row():
-        ui.d_run = gr.Dropdown(runs, label="Run", elem_id="drill-run", allow_custom_value=False)
+        ui.d_run = gr.Dropdown([], label="Run", elem_id="drill-run", allow_custom_value=False)
         ui.d_item = gr.Dropdown([], label="Item", elem_id="drill-item", allow_custom_value=False)
         ui.d_filter = gr.Dropdown(list(FILTERS), value="all", label="Verdict", elem_id="drill-filter",
                                   allow_custom_value=False)
-        ui.d_other = gr.Dropdown([("(none)", "")] + runs, value="", label="Side by side with run",
+        ui.d_other = gr.Dropdown([("(none)", "")], value="", label="Side by side with run",
                                  elem_id="drill-other", allow_custom_value=False)
         ui.d_show = gr.Button("Show decisions", elem_id="drill-show")
     ui.drill = gr.HTML("", elem_id="drill-out")

@@ -34,7 +34,16 @@ def main(argv: list[str], parser) -> int:
     parser.add_argument("--signin-lockout", dest="signin_lockout", type=float, default=None, metavar="SECONDS",
                         help="the first lockout after repeated failed sign-ins or link tokens, doubling with each "
                              "further failure (default 30)")
+    parser.add_argument("--allowed-hosts", metavar="HOST[:PORT],...", default=None,
+                        help="the host names the server answers to, comma-separated (a name alone: any port); "
+                             "default: localhost, 127.0.0.1, [::1] and --host, each with the port")
     args = parser.parse_args(argv)
+    from ibench_ui.allowed_hosts import AllowedHosts
+    try:
+        allowed = AllowedHosts.parse([args.allowed_hosts]) if args.allowed_hosts is not None else None
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     from runners import checks
     from runners.run_checks import check_ray_args
     checks.check_db(args.db, create=True)  # the same checks as the other verbs, before anything is created
@@ -51,6 +60,11 @@ def main(argv: list[str], parser) -> int:
         return 2
     if args.base_url and not args.base_url.startswith(("http://", "https://")):
         print(f"error: serve: --base-url must start with http:// or https://, got {args.base_url!r}", file=sys.stderr)
+        return 2
+    try:
+        AllowedHosts.default("127.0.0.1", 1, args.base_url)  # its host joins the default allowed hosts
+    except ValueError:
+        print(f"error: serve: --base-url {args.base_url!r} names no valid host", file=sys.stderr)
         return 2
 
     from ibench_ui.host import NO_ADMIN, is_loopback
@@ -75,4 +89,4 @@ def main(argv: list[str], parser) -> int:
     ctx = AppContext(store=Store(args.db), data_dirs={k: Path(v) for k, v in dirs.items()},
                      asr_model=args.asr_model, models=models, ray=args.ray, ray_media=args.ray_media, signin=signin,
                      base_url=args.base_url)
-    return serve(ctx, host=args.host, port=args.port)
+    return serve(ctx, host=args.host, port=args.port, allowed=allowed)

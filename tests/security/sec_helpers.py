@@ -90,13 +90,20 @@ def signin_cookie(url: str, name: str, password: str) -> str:
     status, headers, _ = http_full(f"{url}/auth/signin", {"name": name, "password": password},
                                    headers={"Origin": url})
     return f"ib_session={cookie_of(headers, 'ib_session')}" if status == 200 else ""
+def origin(url: str) -> str:
+    """The scheme and host of a URL: the Origin its own page sends."""
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def http(url: str, body=None, method: str | None = None, headers: dict | None = None, raw: bytes | None = None):
-    """(status, text) of one request; never raises on HTTP errors (status 0: the connection was closed)."""
+    """(status, text) of one request; never raises on HTTP errors (status 0: the connection was closed). It is
+    sent as the server's own page sends it (JSON, with this server as its Origin) unless `headers` say otherwise
+    (a header given as None is not sent)."""
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    sent = {"Content-Type": "application/json", "Origin": origin(url), **(headers or {})}
     req = urllib.request.Request(url, data=data, method=method or ("POST" if data is not None else "GET"),
-                                 headers={"Content-Type": "application/json", **(headers or {})})
+                                 headers={k: v for k, v in sent.items() if v is not None})
     try:
         with urllib.request.urlopen(req, timeout=120) as r:
             return r.status, r.read().decode("utf-8", "replace")

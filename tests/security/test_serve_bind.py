@@ -22,6 +22,14 @@ def test_a_public_bind_without_accounts_refuses_to_start(tmp_path):
     assert not db.exists()  # refused before anything is created
 
 
+def test_a_bad_allowed_host_is_one_error_line_before_anything_is_created(tmp_path):
+    db = tmp_path / "fresh.sqlite"
+    proc = subprocess.run([sys.executable, "app.py", "--db", str(db), "--allowed-hosts", "study.example.org,x y"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and not db.exists()
+    assert proc.stderr.strip() == "error: --allowed-hosts: 'x y' is not a host name or host:port"
+
+
 def test_bind_rules(tmp_path):
     ctx = AppContext(store=Store(tmp_path / "s.sqlite"))
     assert check_bind(ctx, "127.0.0.1") is None and check_bind(ctx, "::1") is None

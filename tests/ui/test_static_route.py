@@ -12,6 +12,7 @@ from starlette.testclient import TestClient
 
 from annotation.store import Store
 from ibench_ui.context import AppContext
+from ibench_ui.allowed_hosts import AllowedHosts
 from ibench_ui.app import web_app
 from ibench_ui.static_route import CACHE_FOREVER, FILES, STATIC_DIR, STATIC_PREFIX, catalog, static_url
 
@@ -21,7 +22,8 @@ STUDIO_ONLY = {"timeline.js", "compare.js", "leaderboard.js", "browse.js", "time
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
     d = tmp_path_factory.mktemp("static")
-    return web_app(AppContext(store=Store(d / "s.sqlite"), asr_model=str(d / "none")))
+    ctx = AppContext(store=Store(d / "s.sqlite"), asr_model=str(d / "none"))
+    return web_app(ctx, AllowedHosts.parse(["testserver"]))  # the test client's Host
 
 
 def raw_get(app, path: str, raw_path: bytes) -> int:
