@@ -22,7 +22,7 @@ from annotation.model import Run
 from annotation.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sec_helpers beside this file (importlib mode)
-from sec_helpers import IB, ITEMS, component_id, http, origin, start_app  # noqa: E402
+from sec_helpers import IB, ITEMS, component_id, http, origin, signin_cookie, start_app  # noqa: E402
 
 LEAKS = ("run_leak_0001", "leak-model-name", "10.11.12.13", "IB_LEAK_KEY_ENV", "leak-judge")
 HLS = b"#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n/etc/hostname\n#EXT-X-ENDLIST\n"
@@ -163,8 +163,8 @@ def test_anonymous_config_holds_no_run_data_and_staff_get_the_runs(staffed):
     anon = Client(url + "/", verbose=False, headers={"Origin": origin(url)})
     with pytest.raises(Exception):
         anon.predict(api_name="/on_runs_focus")
-    root = Client(url + "/", verbose=False, headers={"Origin": origin(url)})
-    assert 'data-role="admin"' in str(root.predict("root", "root-password", api_name="/sign_in"))
+    root = Client(url + "/", verbose=False,
+                  headers={"Origin": origin(url), "Cookie": signin_cookie(url, "root", "root-password")})
     assert LEAKS[0] in json.dumps(root.predict(api_name="/on_runs_focus"))  # after sign-in, for staff
 
 
@@ -174,8 +174,8 @@ def test_staff_exports_are_never_urls(staffed):
     anon = Client(url + "/", verbose=False, headers={"Origin": origin(url)})
     with pytest.raises(Exception, match="Not allowed"):
         anon.predict(10, 0, 1, api_name="/on_report")
-    root = Client(url + "/", verbose=False, headers={"Origin": origin(url)})
-    root.predict("root", "root-password", api_name="/sign_in")
+    root = Client(url + "/", verbose=False,
+                  headers={"Origin": origin(url), "Cookie": signin_cookie(url, "root", "root-password")})
     html = str(root.predict(10, 0, 1, api_name="/on_report"))
     assert 'download="ibench-report.zip" href="data:application/zip;base64,' in html, html[:300]
     assert "gradio_api/file=" not in html and "/tmp" not in html

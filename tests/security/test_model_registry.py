@@ -133,7 +133,7 @@ def test_an_openai_entry_without_a_key_variable_sends_no_key(tmp_path, monkeypat
         assert reg.resolve("bare").options == {"api_key_env": None}
         backend = load_backend(f"openai:m@{url}", **reg.options_for_spec(f"openai:m@{url}"))
         try:
-            backend._get_client().chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+            backend._get_client(url).chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
         except Exception:  # noqa: BLE001 - the listener answers 500; only the request's headers matter
             pass
     finally:
