@@ -65,7 +65,7 @@ def test_presenter_journey(app_server, page):
     # the status changes only when a state lasts (each shown state stayed >= 1.2 s, the page's hold)
     page.wait_for_function("() => window.__states.filter(s => s.state === 'spoke').length >= 2", timeout=60000)
     shown, gaps = state_gaps(page)
-    assert gaps and min(gaps) >= 1200, shown
+    assert gaps and min(gaps) >= 1200 - 0.1, shown  # data-since is written to 0.1 ms: the hold less that rounding
 
     # the end of the item: the result card speaks of the model
     page.evaluate(f"() => {{ document.querySelector('{VIDEO}').playbackRate = 4; }}")

@@ -55,7 +55,7 @@ def test_scripted_model_caption_on_the_video(app_server, small):
     # before the next replaced it, whatever the model's call rhythm (a call every 0.5 s of a few ms each)
     page.wait_for_function("() => window.__states.filter(s => s.state === 'spoke').length >= 2", timeout=30000)
     shown, gaps = state_gaps(page)
-    assert gaps and min(gaps) >= 1200, shown
+    assert gaps and min(gaps) >= 1200 - 0.1, shown  # data-since is written to 0.1 ms: the hold less that rounding
     # lanes readable from the back of the room, with a playhead that follows the video
     lane = box(page, f'#session-timeline .ib-tl-lane[data-lane="model:{spec}"]')
     assert lane["height"] >= 40
