@@ -497,7 +497,8 @@ def test_run_calls_are_rounded_encoded_and_replaced_per_tick(tmp_path, store):
     assert {k: v for k, v in ok.items() if k != "created"} == {
         "run_id": "run_1", "item_id": "i2", "t": 1.0, "status": "ok", "error_kind": None, "attempts": 2,
         "latency_s": 0.25, "prompt": "p", "raw_reply": "yes", "decision": "respond", "text": "hi", "compliant": 1,
-        "frame_times": "[0.123457, 1.0]", "audio_span": "[0.5, 1.5]"}
+        "frame_times": "[0.123457, 1.0]", "audio_span": "[0.5, 1.5]",
+            "endpoints": None}  # no endpoint pool: no per-attempt endpoints
     assert t0 <= ok["created"] <= time.time()
     err = rows[("i1", 3.0)]
     assert (err["error_kind"], err["attempts"], err["latency_s"], err["prompt"], err["raw_reply"], err["text"],
