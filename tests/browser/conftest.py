@@ -89,3 +89,13 @@ def page(browser, request):
     pg = ctx.new_page()
     yield pg
     ctx.close()
+
+
+def sign_in(page, name: str, password: str) -> None:
+    """Sign in as a person does, through the Annotation tab's form; waits for the status line to name the user
+    (the one place the journeys adapt when sign-in moves to a page header)."""
+    page.get_by_role("tab", name="Annotation").click()
+    page.locator("#signin-name input, #signin-name textarea").first.fill(name)
+    page.locator("#signin-password input").first.fill(password)
+    page.click("#signin-button")
+    page.wait_for_selector(f'#signin-status[data-user="{name}"]', state="attached", timeout=60000)

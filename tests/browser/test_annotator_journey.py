@@ -10,6 +10,7 @@ import pytest
 
 from annotation import auth
 from annotation.store import Store
+from tests.browser.conftest import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.viewport(1280, 720)]
 
@@ -29,15 +30,6 @@ PIXEL_IN_TIER = """(key) => { const el = document.querySelector('.ib-wb[data-vid
   const i = tiers.findIndex(t => t[0] === key); const y = H - 4 - 16 * (tiers.length - i) + 8;
   const x = (mark.t - v0) / (v1 - v0) * W - 2, d = window.devicePixelRatio || 1;
   return Array.from(cv.getContext('2d').getImageData(Math.round(x * d), Math.round(y * d), 1, 1).data); }"""
-
-
-def sign_in(page, name, password):
-    """The one place the journey signs in (today: the Annotation tab's form)."""
-    page.get_by_role("tab", name="Annotation").click()
-    page.locator("#signin-name textarea, #signin-name input").first.fill(name)
-    page.locator("#signin-password input").first.fill(password)
-    page.click("#signin-button")
-    page.wait_for_selector(f'#signin-status[data-user="{name}"]', timeout=20000)
 
 
 def blur(page):

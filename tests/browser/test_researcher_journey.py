@@ -21,7 +21,7 @@ from annotation import auth
 from annotation.model import Response
 from annotation.store import Store
 from annotation.studies import create_study
-from tests.browser.conftest import AppServer
+from tests.browser.conftest import AppServer, sign_in
 from tests.runners.test_report import populate_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.viewport(1280, 720)]
@@ -52,15 +52,6 @@ def studio(tmp_path_factory):
     srv = AppServer(db).start()
     yield srv, study.id, run_id
     srv.stop()
-
-
-def sign_in(page, name: str, password: str) -> None:
-    """Sign in through the page's form (the one place to adapt when sign-in moves to a header and a cookie)."""
-    page.get_by_role("tab", name="Annotation").click()
-    page.locator("#signin-name input, #signin-name textarea").first.fill(name)
-    page.locator("#signin-password input").first.fill(password)
-    page.click("#signin-button")
-    page.wait_for_selector(f'#signin-status[data-user="{name}"]', state="attached", timeout=DEADLINE)
 
 
 def pick(page, dropdown: str, text: str) -> None:
