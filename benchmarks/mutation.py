@@ -47,6 +47,35 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                                           "tests/scoring/test_bootstrap_rules.py"]),
     "store": (["annotation/store.py"], ["tests/annotation", "tests/ui/test_session_logic.py"]),
     "session": (["ibench_ui/session.py"], ["tests/ui/test_session_logic.py", "tests/ui/test_session_response_rules.py"]),
+    # where people and attackers touch (issue 27): access, verification and agreement, what runs report and export
+
+    "verification": (["annotation/verification.py"],
+                     ["tests/annotation/test_review_verify.py", "tests/ui/test_verify_service.py"]),
+
+    "agreement": (["annotation/agreement.py"], ["tests/annotation/test_agreement.py"]),
+
+    "auth": (["annotation/auth.py", "annotation/throttle.py", "ibench_ui/auth_routes.py"],
+             ["tests/annotation/test_auth_sessions.py", "tests/annotation/test_throttle_csv.py"]),
+
+    "studies": (["annotation/studies.py"], ["tests/security/test_studies.py", "tests/runners/test_cli_study.py"]),
+
+    "calibration": (["annotation/calibration.py"], ["tests/runners/test_cli_study.py"]),
+
+    "interchange": (["annotation/interchange.py"], ["tests/annotation/test_interchange.py"]),
+
+    "roles": (["ibench_ui/guard.py"], ["tests/ui/test_studio_roles.py"]),
+
+    "media": (["ibench_ui/media_route.py"], ["tests/security"]),
+
+    "realtime": (["runners/backends/realtime.py", "runners/realtime_run.py"], ["tests/runners/test_realtime.py"]),
+
+    "sampling": (["runners/sampling.py", "runners/clock.py"],
+                 ["tests/runners/test_sampling.py", "tests/runners/test_clock.py"]),
+
+    "run_health": (["runners/run_health.py"], ["tests/runners"]),
+
+    "export": (["runners/export.py", "annotation/csv_cells.py"],
+               ["tests/runners/test_export.py", "tests/annotation/test_throttle_csv.py"]),
 }
 # mutmut mutates no decorated function (it skips anything but @staticmethod/@classmethod), so the session's
 # @_guarded server functions would never be mutated. In the group's scratch copy only, their decorator is
