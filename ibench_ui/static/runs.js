@@ -13,15 +13,20 @@
       .forEach((r) => { r.hidden = !open; });
   });
   window.ibRuns = {
-    /* Called by the runs list's gr.HTML (js_on_load) with its element; rows are redrawn, so listen on it. */
+    /* Called by the runs list's gr.HTML (js_on_load) with its element; rows are redrawn (a run started, moved on
+       or finished), so listen on it and mark the chosen run again after each redraw. */
     mount(element) {
+      let chosen = '';
+      const mark = () => element.querySelectorAll('tr[data-run]')
+        .forEach((r) => r.classList.toggle('ib-run-chosen', r.dataset.run === chosen));
       element.addEventListener('click', (ev) => {
         const row = ev.target.closest('tr[data-run]');
         if (!row) return;
-        element.querySelectorAll('tr.ib-run-chosen').forEach(r => r.classList.remove('ib-run-chosen'));
-        row.classList.add('ib-run-chosen');
-        window.ibInPage.send('runs-open', row.dataset.run);
+        chosen = row.dataset.run;
+        mark();
+        window.ibInPage.send('runs-open', chosen);
       });
+      new MutationObserver(mark).observe(element, { childList: true, subtree: true });
     },
   };
 })();
