@@ -50,12 +50,16 @@ class Interval:
             return "–" + size
         if not self.has_interval:
             why = f" (no interval: {self.reason})" if self.reason else ""
-            return f"{_num(self.point, digits)}{size}{why}"
-        return f"{_num(self.point, digits)} [{_num(self.low, digits)}, {_num(self.high, digits)}]{size}"
+            return f"{figure_text(self.point, digits)}{size}{why}"
+        ends = f"[{figure_text(self.low, digits)}, {figure_text(self.high, digits)}]"
+        return f"{figure_text(self.point, digits)} {ends}{size}"
 
 
-def _num(v: float, digits: int) -> str:
-    """A figure at `digits` decimals, never "-0.0": a value that rounds to zero is 0, whatever its sign."""
+def figure_text(v: Any, digits: int = 1) -> str:
+    """A figure at `digits` decimals ("–" when there is none), never "-0.0": a value that rounds to zero is 0,
+    whatever its sign. Every table's figures and interval ends are written with it."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return "–"
     text = f"{v:.{digits}f}"
     return f"{0.0:.{digits}f}" if float(text) == 0 else text
 

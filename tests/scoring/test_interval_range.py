@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scoring.bootstrap import PERCENT, BenchStats, Interval, difference_bounds, within
+from scoring.bootstrap import PERCENT, BenchStats, Interval, difference_bounds, figure_text, within
 
 
 def iv(point, low, high, n=15, reason=""):
@@ -36,6 +36,13 @@ def test_within_leaves_a_figure_without_an_interval_as_it_is():
 def test_a_clipped_interval_never_prints_minus_zero():
     assert within(iv(7.953, -0.00033, 16.666)).fmt(1) == "8.0 [0.0, 16.7] n=15"
     assert within(iv(0.0, -0.00033, 0.0)).fmt(1) == "0.0 [0.0, 0.0] n=15"
+
+
+@pytest.mark.parametrize("v, digits, text", [(82.83, 1, "82.8"), (-0.04, 1, "0.0"), (-0.06, 1, "-0.1"),
+                                              (-0.004, 2, "0.00"), (100.0, 1, "100.0"), (7, 1, "7.0"), (None, 1, "–"),
+                                              (float("nan"), 1, "–"), (float("inf"), 1, "–"), (True, 1, "–")])
+def test_one_formatter_for_every_figure(v, digits, text):
+    assert figure_text(v, digits) == text
 
 
 def test_difference_bounds():
