@@ -130,17 +130,25 @@ def _cell(text: str, limit: int = 4000) -> str:
 
 
 def decisions_table(ds, item_id: str, rows: list[Decision], flt: str = "all", elem_id: str = "drill-table") -> str:
+    """One row per decision; a run of identical decisions is its first row with a "×N" button that unfolds the
+    others, each a row with its own time, latency and tries (runs.js). Runs are found over every decision, so a
+    verdict filter never joins decisions that were not one after another."""
     item = ds.get(item_id) if item_id in ds else None
     thumbs = Thumbs(item.stream.video_path if item else None)
-    shown = [d for d in rows if flt in ("all", "", None) or d.group == flt or d.verdict == flt]
-    runs = repeats(shown)
+    runs = repeats(rows)
+    keep = lambda d: flt in ("all", "", None) or d.group == flt or d.verdict == flt  # noqa: E731
+    shown = [(k, d) for k, d in enumerate(rows) if keep(d)]
     body = []
+    group = -1
     try:
-        for k, d in enumerate(shown):
+        for k, d in shown:
             first, count, last_t = runs[k]
-            if not first:  # a repeat of the row above: kept for the record, folded away (runs.css)
+            if first:
+                group += 1
+            if not first:  # one of the run folded under its first row: unfolded by that row's "×N"
                 body.append(f'<tr class="ib-decision ib-repeat" data-t="{d.t:.3f}" data-verdict="{esc(d.verdict)}" '
-                            f'hidden><td class="ib-t">{esc(fmt_time(d.t))}</td><td colspan="5">same as above</td></tr>')
+                            f'data-group="{group}" hidden>{_when(d)}'
+                            f'<td colspan="5">the same decision as above</td></tr>')
                 continue
             frames = pick_frames(d.frame_times)
             imgs = "".join(f'<figure><img class="ib-thumb" alt="frame at {t:.2f} s" src="{thumbs(t)}">'
@@ -151,13 +159,12 @@ def decisions_table(ds, item_id: str, rows: list[Decision], flt: str = "all", el
                 given += f'<div class="ib-audio">audio {fmt_time(d.audio_span[0])}–{fmt_time(d.audio_span[1])}</div>'
             parsed = esc(d.decision or "–") + (f': “{esc(d.text)}”' if d.text else "")
             if count > 1:
-                parsed += (f' <b class="ib-times" title="{count} identical decisions in a row, '
-                           f'{esc(fmt_time(d.t))}–{esc(fmt_time(last_t))}">×{count}</b>')
-            lat = f"{d.latency_s * 1000:.0f} ms" if isinstance(d.latency_s, (int, float)) else "–"
-            span = f"–{esc(fmt_time(last_t))}" if count > 1 else ""
+                parsed += (f' <button type="button" class="ib-times" data-group="{group}" aria-expanded="false" '
+                           f'title="{count} identical decisions in a row, {esc(fmt_time(d.t))}–{esc(fmt_time(last_t))}:'
+                           f' click to show each">×{count}</button>')
             body.append(f'<tr class="ib-decision ib-v-{esc(d.verdict)}" data-t="{d.t:.3f}" '
-                        f'data-verdict="{esc(d.verdict)}" data-count="{count}">'
-                        f'<td class="ib-t">{esc(fmt_time(d.t))}{span}<br><small>{lat}, {d.attempts} try</small></td>'
+                        f'data-verdict="{esc(d.verdict)}" data-count="{count}" data-group="{group}">'
+                        f'{_when(d, last_t if count > 1 else None)}'
                         f'<td class="ib-given">{given or "–"}</td><td>{_cell(d.prompt)}</td><td>{_cell(d.raw_reply)}</td>'
                         f'<td class="ib-parsed">{parsed}</td>'
                         f'<td class="ib-verdict"><b>{esc(d.verdict)}</b><br><small>{esc(d.verdict_detail)}</small></td></tr>')
@@ -169,16 +176,27 @@ def decisions_table(ds, item_id: str, rows: list[Decision], flt: str = "all", el
             f'<tbody>{"".join(body)}</tbody></table>')
 
 
+def _when(d: Decision, until: Optional[float] = None) -> str:
+    """A decision's time cell: its time (to the run's last, for a folded run), latency and tries."""
+    lat = f"{d.latency_s * 1000:.0f} ms" if isinstance(d.latency_s, (int, float)) else "–"
+    span = f"–{esc(fmt_time(until))}" if until is not None else ""
+    return f'<td class="ib-t">{esc(fmt_time(d.t))}{span}<br><small>{lat}, {d.attempts} try</small></td>'
+
+
+def _same(a: Decision, b: Decision) -> bool:
+    """Two decisions a reader cannot tell apart but by their time, latency and tries: the same call outcome (and
+    error kind), parsed decision, text, raw reply, verdict and verdict detail."""
+    key = lambda d: (d.status, d.error_kind, d.decision, d.text, d.raw_reply, d.verdict, d.verdict_detail)  # noqa: E731
+    return key(a) == key(b)
+
+
 def repeats(rows: list[Decision]) -> list[tuple[bool, int, float]]:
-    """Per row: (whether it starts a run of identical decisions, the run's length, the run's last time). Identical:
-    the same status, parsed decision, text, raw reply and verdict, one after another (a model's "WAIT" at every
-    tick is one row "×60")."""
-    same = lambda a, b: (a.status, a.decision, a.text, a.raw_reply, a.verdict) == \
-        (b.status, b.decision, b.text, b.raw_reply, b.verdict)  # noqa: E731
+    """Per row: (whether it starts a run of identical decisions, the run's length, the run's last time); identical
+    as `_same` says, one after another (a model's "WAIT" at every tick is one row "×60")."""
     out: list[tuple[bool, int, float]] = []
     start = 0
     for k in range(1, len(rows) + 1):
-        if k == len(rows) or not same(rows[k], rows[start]):
+        if k == len(rows) or not _same(rows[k], rows[start]):
             n = k - start
             out += [(True, n, rows[k - 1].t)] + [(False, n, rows[k - 1].t)] * (n - 1)
             start = k

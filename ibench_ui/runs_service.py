@@ -138,9 +138,9 @@ def scaled_figures(benchmark: str, report: dict) -> list[tuple[str, str]]:
     figures, each on 0–100 (one decimal; "–" undefined); none without a report."""
     if not report or not benchmark:
         return []
-    from scoring.bootstrap import item_stats
+    from scoring.bootstrap import figure_text, item_stats
     bs = item_stats(benchmark, report)
-    return [(c, "–" if not isinstance(bs.point(c), (int, float)) else f"{bs.point(c):.1f}") for c in bs.table]
+    return [(c, figure_text(bs.point(c))) for c in bs.table]
 
 
 def figures_text(benchmark: str, report: dict) -> str:
@@ -155,7 +155,8 @@ def figures_text(benchmark: str, report: dict) -> str:
 
 def _result(report: dict, benchmark: str = "") -> str:
     """The run's paper-table figures on the 0–100 scale the Leaderboard uses, then its health (calls, retries,
-    errors, compliance)."""
+    errors, compliance), each written as every table writes a figure."""
+    from scoring.bootstrap import figure_text
     headline = ", ".join(f"{c} {v}" for c, v in scaled_figures(benchmark, report)[:5])
     if headline:
         headline += " (0–100)"
@@ -165,7 +166,7 @@ def _result(report: dict, benchmark: str = "") -> str:
                      + (f" ({', '.join(f'{k} {v}' for k, v in health['errors_by_kind'].items())})"
                         if health["errors"] else "")
                      + f", excluded {len(health['excluded_items'])}, skipped ticks {health['skipped_ticks']}"
-                     + (f", compliance {100 * health['compliance']:.1f} %" if health.get("compliance") is not None
+                     + (f", compliance {figure_text(100 * health['compliance'])} %" if health.get("compliance") is not None
                         else "") + (" FLAG" if health.get("compliance_flag") else ""))
     return headline
 

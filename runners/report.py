@@ -22,7 +22,7 @@ from annotation.predictions import item_prediction
 from annotation.store import Store, human_responder, model_responder, responder_of
 from runners.benchmarks import by_benchmark, hook
 from scoring.bootstrap import (DEFAULT_MIN_N, DEFAULT_RESAMPLES, DEFAULT_SEED, BenchStats, Interval, RankStability,
-                               item_stats, paired_difference, rank_stability)
+                               difference_bounds, item_stats, paired_difference, rank_stability, within)
 from scoring.classify import ResponseVerdict, classify, labels
 
 # one colour per verdict; green = credited, orange = too early, red = penalised, grey = not counted
@@ -504,9 +504,10 @@ def benchmark_tables(store: Store, ds: Dataset, n_resamples: int = DEFAULT_RESAM
                 continue
             hs, ms = h.stats.subset(common), m.stats.subset(common)
             for c in columns:
-                iv = paired_difference(hs.stats, hs.metrics[c], ms.stats, ms.metrics[c], n_resamples, seed, level,
-                                       hs.strata, points=(hs.point(c), ms.point(c)), min_n=min_n,
-                                       n_items=min(hs.n_for(c), ms.n_for(c)))
+                iv = within(paired_difference(hs.stats, hs.metrics[c], ms.stats, ms.metrics[c], n_resamples, seed,
+                                              level, hs.strata, points=(hs.point(c), ms.point(c)), min_n=min_n,
+                                              n_items=min(hs.n_for(c), ms.n_for(c))),
+                            difference_bounds(hs.range_of(c), ms.range_of(c)))
                 out.differences.append((h.responder.label, m.responder.label, c, len(common), iv))
     if len(single) >= 2:
         common = set(single[0].stats.item_ids)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
@@ -24,6 +24,7 @@ DEFAULT_SEED = 0
 DEFAULT_MIN_N = 5  # fewer items than this: the point alone, no interval
 MATCH_TOL = 5.1e-4  # scorer figures are rounded to at most 3 decimals (InteractionBench means)
 _OWN = object()  # "no scorer figure given: the point is the metric on all items"
+PERCENT = (0.0, 100.0)  # the range of a figure on the scorers' 0–100 scale; a bound of None: unbounded that side
 
 
 @dataclass(frozen=True)
@@ -49,14 +50,38 @@ class Interval:
             return "–" + size
         if not self.has_interval:
             why = f" (no interval: {self.reason})" if self.reason else ""
-            return f"{_num(self.point, digits)}{size}{why}"
-        return f"{_num(self.point, digits)} [{_num(self.low, digits)}, {_num(self.high, digits)}]{size}"
+            return f"{figure_text(self.point, digits)}{size}{why}"
+        ends = f"[{figure_text(self.low, digits)}, {figure_text(self.high, digits)}]"
+        return f"{figure_text(self.point, digits)} {ends}{size}"
 
 
-def _num(v: float, digits: int) -> str:
-    """A figure at `digits` decimals, never "-0.0": a value that rounds to zero is 0, whatever its sign."""
+def figure_text(v: Any, digits: int = 1) -> str:
+    """A figure at `digits` decimals ("–" when there is none), never "-0.0": a value that rounds to zero is 0,
+    whatever its sign. Every table's figures and interval ends are written with it."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return "–"
     text = f"{v:.{digits}f}"
     return f"{0.0:.{digits}f}" if float(text) == 0 else text
+
+
+def within(iv: Interval, bounds: tuple[Optional[float], Optional[float]] = PERCENT) -> Interval:
+    """The interval with its ends inside the quantity's range (`bounds`, None: unbounded on that side). Resampled
+    figures are shifted by the scorer's rounding (`_anchor`), which can carry an end just past the range (a figure
+    of 0 items in 15 read as -0.0003); a 0–100 figure's interval is shown within [0, 100], a time's at 0 or more."""
+    if not iv.has_interval:
+        return iv
+    lo, hi = bounds
+    clip = lambda v: max(lo, v) if lo is not None else v  # noqa: E731
+    cap = lambda v: min(hi, v) if hi is not None else v  # noqa: E731
+    return replace(iv, low=cap(clip(iv.low)), high=cap(clip(iv.high)))
+
+
+def difference_bounds(a: tuple[Optional[float], Optional[float]],
+                      b: tuple[Optional[float], Optional[float]]) -> tuple[Optional[float], Optional[float]]:
+    """The range of a - b for a in range `a` and b in range `b` (two 0–100 figures: [-100, 100])."""
+    low = None if a[0] is None or b[1] is None else a[0] - b[1]
+    high = None if a[1] is None or b[0] is None else a[1] - b[0]
+    return low, high
 
 
 def too_few(n: int, min_n: int) -> str:
@@ -277,7 +302,7 @@ class BenchStats:
 
     table: the paper-table columns (names in `metrics`); breakdowns: dimension -> [(group, metric name)];
     support: metric name -> the columns whose non-zero rows are the items it counts (its n; absent: all
-    rows, empty: none)."""
+    rows, empty: none); ranges: metric name -> its (low, high) range where it is not 0–100 (a time in seconds)."""
     benchmark: str
     item_ids: list[str]
     stats: np.ndarray
@@ -289,6 +314,7 @@ class BenchStats:
     points: dict[str, Optional[float]] = field(default_factory=dict)
     support: dict[str, list[int]] = field(default_factory=dict)
     from_scorer: bool = True  # False for a subset: `points` are not the scorer's figures on these items
+    ranges: dict[str, tuple[Optional[float], Optional[float]]] = field(default_factory=dict)
 
     def subset(self, item_ids: Sequence[str]) -> "BenchStats":
         """The same statistics restricted to (and ordered by) the given items. The scorer's figures do
@@ -299,7 +325,7 @@ class BenchStats:
         return BenchStats(self.benchmark, list(item_ids), self.stats[idx] if idx else self.stats[:0],
                           self.metrics, self.table, self.headline,
                           [self.strata[i] for i in idx] if self.strata is not None else None, self.breakdowns,
-                          self.points, self.support, self.from_scorer and same)
+                          self.points, self.support, self.from_scorer and same, self.ranges)
 
     def n_for(self, name: str) -> int:
         """How many items the metric counts (rows with a non-zero support column; all rows by default)."""
@@ -310,15 +336,20 @@ class BenchStats:
             return 0
         return int(np.count_nonzero(np.any(self.stats[:, cols] != 0, axis=1)))
 
+    def range_of(self, name: str) -> tuple[Optional[float], Optional[float]]:
+        """The metric's range: 0–100 unless the scorer's statistics say otherwise."""
+        return self.ranges.get(name, PERCENT)
+
     def point(self, name: str) -> Any:
         """The scorer's figure for the metric, or `_OWN` (the metric itself) on a subset."""
         return self.points.get(name) if self.from_scorer else _OWN
 
     def interval(self, name: str, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                  level: float = 0.95, min_n: int = DEFAULT_MIN_N) -> Interval:
-        """The scorer's figure for `name` with a bootstrap interval (when n and the settings allow one)."""
-        return bootstrap_ci(self.stats, self.metrics[name], n_resamples, seed, level, self.strata,
-                            point=self.point(name), min_n=min_n, n_items=self.n_for(name))
+        """The scorer's figure for `name` with a bootstrap interval (when n and the settings allow one), inside the
+        metric's range."""
+        return within(bootstrap_ci(self.stats, self.metrics[name], n_resamples, seed, level, self.strata,
+                                   point=self.point(name), min_n=min_n, n_items=self.n_for(name)), self.range_of(name))
 
 
 class Cols:

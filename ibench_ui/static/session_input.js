@@ -158,7 +158,7 @@
     }
 
     async function pttStart(ev) {
-      if (S.asr.status !== "ready") { micUi(S.asr.message || "Voice responses are not available.", true); return; }
+      if (S.asr.status !== "ready") { micUi(S.asr.message || "Voice responses are not available.", false); return; }
       if (S.handsfree || !S.human) return;
       const pressMedia = video() ? video().currentTime : 0;
       S.rec = { source: "ptt", chunks: [], len: 0, pressMedia, opening: true };
@@ -209,7 +209,9 @@
       $("#mic-btn").hidden = none; $("#mic-handsfree").closest("label").hidden = none; $("#mic-status").hidden = none;
       $("#mic-btn").disabled = !ok || !S.started || !S.human;
       $("#mic-handsfree").disabled = !ok;
-      micUi(none ? "" : S.asr.message, !none && S.asr.status === "error");
+      // staff read the missing speech model as a note on how to turn voice on, never as a red error
+      micUi(none ? "" : S.asr.message, false);
+      $("#mic-status").classList.toggle("ib-note", !none && S.asr.status !== "ready" && !!S.asr.message);
       $("#mic-status").title = none ? "" : S.asr.detail || "";
       if (S.asr.status === "loading") setTimeout(async () => {
         try { const r = await P.call("asr_status", { session_id: S.sess ? S.sess.id : "" }); applyAsr(r.asr); } catch (e) { /* try again on next item */ }

@@ -79,3 +79,32 @@ def test_drill_down_shows_every_decision_with_frames_and_verdicts(app_server, pa
     page.wait_for_function(f"() => document.querySelector('#drill-table')?.dataset.n === '{len(spoke)}'",
                            timeout=30000)
     assert page.locator("#drill-table tr.ib-decision").count() == len(spoke)
+
+
+def test_a_folded_run_of_decisions_unfolds_and_folds_again(app_server, page, baseline_run):
+    """The "×N" of a run of identical decisions shows each of them (its own time and latency), then hides them."""
+    run_id, _ = baseline_run
+    page.goto(app_server.url + "/")
+    page.get_by_role("tab", name="Runs").click()
+    page.wait_for_selector("#drill-run", timeout=30000)
+    page.locator("#drill-run input").click()
+    page.locator("ul[role=listbox] li", has_text=run_id).first.click()
+    page.wait_for_function(f"() => (document.querySelector('#drill-item input') || {{}}).value === {ITEM!r}",
+                           timeout=20000)
+    page.click("#drill-show")
+    button = page.locator("#drill-table button.ib-times").first
+    button.wait_for(timeout=60000)
+    n = int(button.inner_text().lstrip("×"))
+    group = button.get_attribute("data-group")
+    folded = page.locator(f"#drill-table tr.ib-repeat[data-group='{group}']")
+    assert n >= 2 and folded.count() == n - 1
+    assert all(folded.nth(k).is_hidden() for k in range(n - 1))
+    button.click()
+    page.wait_for_function(f"() => [...document.querySelectorAll(\"#drill-table tr.ib-repeat[data-group='{group}']\")]"
+                           ".every(r => r.offsetParent !== null)", timeout=10000)
+    assert button.get_attribute("aria-expanded") == "true"
+    assert "the same decision as above" in folded.first.inner_text()
+    button.click()
+    page.wait_for_function(f"() => [...document.querySelectorAll(\"#drill-table tr.ib-repeat[data-group='{group}']\")]"
+                           ".every(r => r.offsetParent === null)", timeout=10000)
+    assert button.get_attribute("aria-expanded") == "false"
