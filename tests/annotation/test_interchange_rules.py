@@ -231,6 +231,13 @@ def test_elan_tiers_hold_the_request_targets_and_each_responder(tmp_path):
         "responses human:bob": [(3.0, 3.5, "two\n\nballs")]}
 
 
+def test_an_elan_file_is_utf8_with_its_declaration_as_elan_writes_it(tmp_path):
+    """The first line declares UTF-8 and the response 'café' is stored as its UTF-8 bytes, not as &#233;."""
+    data = interchange.write_eaf(CLIP, tmp_path / "c.eaf", [R2]).read_bytes()
+    assert data.split(b"\n", 1)[0].lower() == b"<?xml version='1.0' encoding='utf-8'?>"
+    assert "café".encode("utf-8") in data and b"&#233;" not in data
+
+
 def test_elan_span_edges_standing_request_zero_length_open_end_and_equal_times(tmp_path):
     """Standing request at 4 s -> from 0 to 0.5; window 5-5 (empty) -> 5-5.5; window 1-1.0004 -> 1000 ms to 1000 ms,
     so the end is the start + 1 ms; open window and no stream duration -> 8-8.5; a target with neither anchor nor
