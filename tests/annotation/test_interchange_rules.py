@@ -145,8 +145,9 @@ def test_each_edited_cell_becomes_one_change_in_row_order():
     assert interchange.changes_from_rows(_ds(), table) == [
         ("clip#1", "request.time", 2.5), ("clip#1", "request.text", ""), ("clip#1", "target.g1.anchor", 7.0),
         ("clip#1", "target.g1.reference", "a red ball"), ("clip#1", "target.g1.window", [10.5, None]),
-        ("clip#1", "request.time", 2.5), ("clip#1", "request.text", ""), ("clip#1", "target.g2.reference", {"count": 4}),
-        ("clip#1", "target.g3.window", [15.0, 18.0]), ("clip#1", "target.g1.reference", "")]
+        ("clip#1", "request.time", 2.5), ("clip#1", "request.text", ""),
+        ("clip#1", "target.g2.reference", {"count": 4}), ("clip#1", "target.g3.window", [15.0, 18.0]),
+        ("clip#1", "target.g1.reference", "")]
 
 
 def test_equal_values_in_other_spellings_are_no_change():
