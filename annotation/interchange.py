@@ -3,7 +3,8 @@ ELAN `.eaf` (request, targets and responses as tiers, one file per item, through
 WebVTT (one file per item, through webvtt-py);
 plus the native layout through each benchmark's loader. CSV/JSONL rows read back become review edits.
 
-Every output path is resolved inside an export root (`annotation.paths.resolve_inside`)."""
+Every output path is resolved inside an export root (`annotation.paths.resolve_inside`); every file is written
+atomically (`annotation.jsonio.write_text_atomic`): a crash or a second export never leaves half a file."""
 from __future__ import annotations
 
 import csv
@@ -16,6 +17,7 @@ from typing import Any, Iterable, Optional
 from annotation.csv_cells import plain_cell, safe_dict
 from annotation.dataset import Dataset
 from annotation.edits import current_value, parse_value
+from annotation.jsonio import write_text_atomic
 from annotation.loaders import loader
 from annotation.model import Item, Response
 from annotation.paths import resolve_inside
@@ -48,25 +50,22 @@ def rows(dataset: Dataset) -> list[dict]:
 
 
 def write_csv(dataset: Dataset, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=COLUMNS)
-        w.writeheader()
-        for r in rows(dataset):
-            w.writerow(safe_dict({k: ("" if v is None else v) for k, v in r.items()}))
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=COLUMNS)
+    w.writeheader()
+    for r in rows(dataset):
+        w.writerow(safe_dict({k: ("" if v is None else v) for k, v in r.items()}))
+    write_text_atomic(path, buf.getvalue())
     return path
 
 
 def write_jsonl(dataset: Dataset, path: Path, responses: Iterable[Response] = ()) -> Path:
     """Target rows, then (optionally) response rows tagged `"record": "response"`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as fh:
-        for r in rows(dataset):
-            fh.write(json.dumps({"record": "target", **r}, ensure_ascii=False) + "\n")
-        for r in responses:
-            fh.write(json.dumps({"record": "response", "id": r.id, "benchmark": r.benchmark, "item_id": r.item_id,
-                                 "responder": r.responder, "t": r.t, "kind": r.kind, "text": r.text},
-                                ensure_ascii=False) + "\n")
+    lines = [json.dumps({"record": "target", **r}, ensure_ascii=False) + "\n" for r in rows(dataset)]
+    lines += [json.dumps({"record": "response", "id": r.id, "benchmark": r.benchmark, "item_id": r.item_id,
+                          "responder": r.responder, "t": r.t, "kind": r.kind, "text": r.text},
+                         ensure_ascii=False) + "\n" for r in responses]
+    write_text_atomic(path, lines)
     return path
 
 
@@ -188,12 +187,12 @@ def eaf_document(item: Item, responses: Iterable[Response] = (), media_url: Opti
 
 
 def write_eaf(item: Item, path: Path, responses: Iterable[Response] = (), media_url: Optional[str] = None) -> Path:
-    """Write the item's ELAN file through pympi."""
-    from pympi.Elan import to_eaf
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    to_eaf(str(path), eaf_document(item, responses, media_url))
-    return path
+    """Write the item's ELAN file, serialised by pympi (its own `to_eaf` would rename an older file to .bak)."""
+    from xml.etree import ElementTree
+    from pympi.Elan import to_adocument
+    doc = to_adocument(eaf_document(item, responses, media_url))
+    write_text_atomic(Path(path), ElementTree.tostring(doc, encoding="UTF-8", xml_declaration=True).decode("utf-8"))
+    return Path(path)
 
 
 def read_eaf(path: Path) -> dict[str, list[tuple[float, float, str]]]:
@@ -223,12 +222,13 @@ def _vtt_seconds(stamp: str) -> float:
 
 def _vtt_text(text: str) -> str:
     """Cue text with WebVTT's markup characters escaped and no blank lines (they would end the cue)."""
-    t = (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("-->", "--&gt;")
+    t = (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")  # '-->' too, by its '>'
     return "\n".join(line for line in t.splitlines() if line.strip()) or " "
 
 
 def vtt_document(item: Item, responses: Iterable[Response] = ()):
-    """A WebVTT document (webvtt-py): one cue per request, target and response, in time order."""
+    """A WebVTT document (webvtt-py): one cue per request, target and response, by start then end time;
+    cues with the same times keep that order (request, targets, then the responses as given)."""
     import webvtt
     cues = [(s, e, f"{tier}: {text}") for tier, s, e, text in _spans(item)]
     cues += [(r.t, r.t + 0.5, f"{r.responder}: {r.text or r.kind}") for r in responses]
@@ -286,5 +286,5 @@ def export(dataset: Dataset, fmt: str, export_root: str | Path, rel_out: str | P
         if fmt == "eaf":
             write_eaf(it, target, by_item.get(it.id, ()))
         else:
-            target.write_text(vtt_text(it, by_item.get(it.id, ())), encoding="utf-8")
+            write_text_atomic(target, vtt_text(it, by_item.get(it.id, ())))
     return out

@@ -59,13 +59,15 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
 
     "studies": (["annotation/studies.py"], ["tests/security/test_studies.py", "tests/runners/test_cli_study.py"]),
 
-    "calibration": (["annotation/calibration.py"], ["tests/runners/test_cli_study.py"]),
+    "calibration": (["annotation/calibration.py"],
+                    ["tests/annotation/test_calibration_rules.py", "tests/runners/test_cli_study.py"]),
 
-    "interchange": (["annotation/interchange.py"], ["tests/annotation/test_interchange.py"]),
+    "interchange": (["annotation/interchange.py"],
+                    ["tests/annotation/test_interchange_rules.py", "tests/annotation/test_interchange.py"]),
 
     "roles": (["ibench_ui/guard.py"], ["tests/ui/test_studio_roles.py"]),
 
-    "media": (["ibench_ui/media_route.py"], ["tests/security"]),
+    "media": (["ibench_ui/media_route.py"], ["tests/security/test_media_route_rules.py"]),
 
     "realtime": (["runners/backends/realtime.py", "runners/realtime_run.py"], ["tests/runners/test_realtime.py"]),
 

@@ -25,13 +25,13 @@ import anyio
 import gradio as gr
 import orjson
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, PlainTextResponse, Response
+from fastapi.responses import PlainTextResponse, Response
 
 from ibench_ui.allowed_hosts import AllowedHosts
 from ibench_ui.auth_routes import StudyLinkCookies, add_auth_routes
 from ibench_ui.context import AppContext
 from ibench_ui.http_policy import HttpPolicy
-from ibench_ui.media_route import MediaIndex
+from ibench_ui.media_route import add_media_route
 from ibench_ui.static_route import STATIC_PREFIX, static_response
 
 RESPOND_THREADS = 64  # worker threads for the response route: enough waiters for the store's group commit
@@ -148,14 +148,7 @@ def build_host(ctx: AppContext, build_studio: Callable[[dict], gr.Blocks], studi
     from ibench_ui.participant import build_participant_app, participant_head
 
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
-    index = MediaIndex(ctx)
-
-    @app.get("/media/{mid}")
-    def media(mid: str, request: Request):
-        path = index.resolve(mid)
-        if path is None:
-            return PlainTextResponse("Not found.", status_code=404)
-        return FileResponse(path, headers={"Cache-Control": "private, max-age=3600"})
+    add_media_route(app, ctx)  # GET /media/{mid} (ibench_ui.media_route)
 
     @app.get(STATIC_PREFIX + "{name:path}")  # every path under the prefix ends here: listed files, else 404
     async def static(name: str, request: Request):

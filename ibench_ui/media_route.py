@@ -1,5 +1,5 @@
 """The one route that serves media: `/media/<id>` maps an opaque id to a loaded item's video or
-audio file and streams it with HTTP Range (Starlette's FileResponse). Nothing else on disk is
+audio file and streams it with HTTP Range (Starlette's FileResponse; `add_media_route`). Nothing else on disk is
 reachable: no dataset folder is handed to Gradio's `allowed_paths`, and no page sees a path.
 
 An id is an HMAC of the file's resolved path under a key drawn once per process, so ids cannot
@@ -14,9 +14,12 @@ import threading
 from pathlib import Path
 from typing import Optional
 
+from fastapi import FastAPI
+from fastapi.responses import FileResponse, PlainTextResponse
+
 MEDIA_PREFIX = "/media/"
 _KEY = secrets.token_bytes(32)  # drawn once at import, never changed: the same for every user on purpose
-_ID = re.compile(r"^[0-9a-f]{32}$")
+_ID = re.compile(r"[0-9a-f]{32}")
 
 
 def media_id(path: str | Path) -> str:
@@ -53,10 +56,25 @@ class MediaIndex:
             self._indexed.add(b)
 
     def resolve(self, mid: str) -> Optional[Path]:
-        if not isinstance(mid, str) or not _ID.match(mid):
+        if not isinstance(mid, str) or not _ID.fullmatch(mid):
             return None
         with self._lock:
             if mid not in self._ids:
                 self._index()
             p = self._ids.get(mid)
         return p if p is not None and p.is_file() else None
+
+
+def add_media_route(app: FastAPI, ctx) -> MediaIndex:
+    """GET /media/{mid}: the file of a loaded item's media id with Range support, else 404 (the same for
+    an id that is malformed, unknown or whose file is gone, so a reply tells nothing about the disk)."""
+    index = MediaIndex(ctx)
+
+    @app.get(MEDIA_PREFIX + "{mid}")
+    def media(mid: str):
+        path = index.resolve(mid)
+        if path is None:
+            return PlainTextResponse("Not found.", status_code=404)
+        return FileResponse(path, headers={"Cache-Control": "private, max-age=3600"})
+
+    return index
