@@ -176,6 +176,7 @@ def test_wait_until_raises_clock_stale_when_the_page_stops_reporting():
     c, ft, cond = _clock(stale_after=3)
     c.report(0.0, paused=True)
     cond.on_wait = lambda: setattr(ft, "now", ft.now + 3.5)
-    with pytest.raises(ClockStale, match=r"^media clock went stale while waiting for t=2\.500s \(no report for 3\.0s\)$"):
+    stale = r"^media clock went stale while waiting for t=2\.500s \(no report for 3\.0s\)$"
+    with pytest.raises(ClockStale, match=stale):
         c.wait_until(2.5, poll=0.5)
     assert cond.waits == [0.5]

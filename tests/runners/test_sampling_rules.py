@@ -11,7 +11,8 @@ import pytest
 import soundfile as sf
 
 from tests.runners.conftest import make_clip, read_code
-from runners.sampling import AudioSampler, Frame, FrameSampler, SamplingError, _resample, resize_long_side, sample_stamps
+from runners.sampling import (AudioSampler, Frame, FrameSampler, SamplingError, _resample, resize_long_side,
+                              sample_stamps)
 
 
 @pytest.fixture(scope="module")
