@@ -180,6 +180,17 @@ def test_percentiles_of_an_odd_count_and_of_one_value():
     assert (h["latency_p50"], h["latency_p95"], h["latency_max"], h["realtime_factor"]) == (0.25, 0.25, 0.25, None)
 
 
+def test_latency_figures_are_rounded_to_four_places():
+    """Stored latencies 0.1, 0.1003, 0.1004: p95 at rank 1.9 = 0.1003 + 0.9 * 0.0001 = 0.10039 -> 0.1004; p50 at rank 1
+    = 0.1003. Latencies of five places 0.1, 0.10002: max 0.10002 -> 0.1, p50 0.10001 -> 0.1; mean 0.10001 over a 0.1 s
+    interval = 1.0001 -> 1.0 (three places)."""
+    kw = dict(timing="decision", on_error="silence", excluded=[])
+    h = summarise({"x": {"latencies": [0.1004, 0.1, 0.1003]}}, ["x"], interval=None, **kw)
+    assert (h["latency_p50"], h["latency_p95"]) == (0.1003, 0.1004)
+    h = summarise({"x": {"latencies": [0.1, 0.10002]}}, ["x"], interval=0.1, **kw)
+    assert (h["latency_p50"], h["latency_max"], h["realtime_factor"]) == (0.1, 0.1, 1.0)
+
+
 def test_a_run_without_calls_has_no_latency_compliance_pool_or_ray_figures():
     """Item x never called the model: no latency figure, no compliance (0 ok replies), no flag, no pool, no ray."""
     h = summarise({"x": {"failed": "no video"}}, ["x"], timing="decision", on_error="silence", interval=0.5,
