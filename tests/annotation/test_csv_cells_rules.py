@@ -22,7 +22,8 @@ def test_a_negative_number_is_data(cell):
     assert safe_cell(cell) == cell and plain_cell(cell) == cell
 
 
-@pytest.mark.parametrize("cell", ["a=b", "x+1", "1-2", "mail@x", "ok\t", "ok\r", "", " =1", "'", "1e5"])
+@pytest.mark.parametrize("cell", ["a=b", "x+1", "1-2", "mail@x", "ok\t", "ok\r", "", " =1", "'", "1e5", "X=1",
+                                  "XX@x", "X'=1"])
 def test_a_trigger_after_the_first_character_is_harmless(cell):
     assert safe_cell(cell) == cell
 

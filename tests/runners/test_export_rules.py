@@ -39,6 +39,7 @@ def world(tmp_path):
     s1 = store.get_session(s1.id)  # as the store now holds it, with its calibration
     s3 = store.create_session("S3", PB, ["pb-wr-blue"])
     add = store.add_response
+    add(_r(s3.id, "human:S3", "pb-wr-blue", 5.0))  # first in the log: a study filter must skip it, and go on
     typed = add(_r(s1.id, "human:P1", "pb-or-ball", 9.2, "text", "there", meta={"typing_started_t": 8.9}))
     add(_r(s1.id, "human:P1", "pb-or-ball", 8.6, meta={"source": "key:Space"}))
     add(_r(s1.id, "model:gpt-x", "pb-or-ball", 8.0, "text", "model says"))
@@ -47,7 +48,6 @@ def world(tmp_path):
     add(_r(s1.id, f"model:gpt-x@{s1.id}", "pb-dc-counter", 13.5, "text", "three"))
     add(_r(s1.id, "human:P1", "pb-dc-counter", 16.1, meta={"source": "keyboard"}))
     add(_r(s2.id, "human:P2", "pb-or-ball", 9.5, "text", "ball"))
-    add(_r(s3.id, "human:S3", "pb-wr-blue", 5.0))
     store.correct_response(typed.id, "there it is", user="admin")
     return store, db, study, s1, s2, s3
 
@@ -107,14 +107,18 @@ def test_rows_of_one_session_and_of_the_whole_store(world):
 
 def test_a_row_whose_session_is_gone_names_the_responder(world):
     """A row logged through the API for a session the store does not hold: participant from the responder key;
-    a person still gets an input kind, but no platform id or calibration."""
+    a person still gets an input kind, but no platform id or calibration. Only the kind before the first colon is
+    cut off (a lab-scoped id and an Ollama model spec keep theirs); a key without a kind is the participant."""
     store, db, *_ = world
-    store.add_response(_r("s_gone", "human:P9", "pb-or-ball", 3.0, meta={"source": "button"}))
-    store.add_response(_r("s_gone", "model:m@s_gone", "pb-or-ball", 4.0))
-    rows = response_rows(store)[-2:]
+    store.add_response(_r("s_gone", "human:lab:P9", "pb-or-ball", 3.0, meta={"source": "button"}))
+    store.add_response(_r("s_gone", "model:ollama:llama3@s_gone", "pb-or-ball", 4.0))
+    store.add_response(_r("s_gone", "anon", "pb-or-ball", 5.0, meta={"source": "key"}))
+    rows = response_rows(store)[-3:]
     assert [_view(r) for r in rows] == [
-        ("P9", "s_gone", "pb-or-ball", 3.0, "press", "", "human:P9", "button", None, None, None),
-        ("m@s_gone", "s_gone", "pb-or-ball", 4.0, "press", "", "model:m@s_gone", None, None, None, None)]
+        ("lab:P9", "s_gone", "pb-or-ball", 3.0, "press", "", "human:lab:P9", "button", None, None, None),
+        ("ollama:llama3@s_gone", "s_gone", "pb-or-ball", 4.0, "press", "", "model:ollama:llama3@s_gone", None, None,
+         None, None),
+        ("anon", "s_gone", "pb-or-ball", 5.0, "press", "", "anon", "key", None, None, None)]
 
 
 @pytest.mark.parametrize("kind, meta, expected", [
@@ -271,3 +275,22 @@ def test_a_tool_format_refuses_a_benchmark_that_does_not_write_it(world, tmp_pat
     assert str(e) == (f"{db} {s3.id} --format: expected sessions of a benchmark that writes --format human-reference, "
                       f"found {PB}")
     assert not (tmp_path / "t").exists()
+
+
+def test_a_tool_export_is_utf8_json_indented_by_one(tmp_path, capsys):
+    """A studio sitting of InteractionBench (no study) with one typed answer in non-ASCII text: OUT/export.json keeps
+    the characters as written (not \\u escapes), one space per level; one item, one update."""
+    db = tmp_path / "db.sqlite"
+    store = Store(db)
+    s = store.create_session("P7", "interactionbench", ["ball_counter#2"])
+    store.add_response(Response(id="", item_id="ball_counter#2", benchmark="interactionbench", responder="human:P7",
+                                session_id=s.id, t=28.0, kind="text", text="vier – quatre ✓", wall_time=1.7e9))
+    out = tmp_path / "hr"
+    assert export_responses(str(db), session=s.id, fmt="human-reference", out=str(out)) == 0
+    text = (out / "export.json").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert lines[:2] == ["{", ' "participant": "P7",'] and text.endswith("}\n")
+    assert '     "answer": "vier – quatre ✓",' in lines
+    assert json.loads(text)["study"] is None
+    assert capsys.readouterr().err == (f"interactionbench: session {s.id} (P7), 1 items, 1 updates -> "
+                                       f"{out / 'export.json'}\n")
