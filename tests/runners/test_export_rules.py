@@ -41,7 +41,7 @@ def world(tmp_path):
     add = store.add_response
     add(_r(s3.id, "human:S3", "pb-wr-blue", 5.0))  # first in the log: a study filter must skip it, and go on
     typed = add(_r(s1.id, "human:P1", "pb-or-ball", 9.2, "text", "there", meta={"typing_started_t": 8.9}))
-    add(_r(s1.id, "human:P1", "pb-or-ball", 8.6, meta={"source": "key:Space"}))
+    add(_r(s1.id, "human:P1", "pb-or-ball", 8.6, meta={"source": "key:Space", "typing_started_t": 8.5}))
     add(_r(s1.id, "model:gpt-x", "pb-or-ball", 8.0, "text", "model says"))
     add(_r(s1.id, "human:P1", "pb-or-ball", 10.05, "speech", "stop", audio_path="audio/a1.wav"))
     add(_r(s1.id, "human:P1", "pb-dc-counter", 12.2, meta={"source": "button"}))
@@ -59,7 +59,8 @@ def _view(row: dict) -> tuple:
 
 def test_rows_of_a_study_name_each_responder_and_only_people_get_input_platform_and_calibration(world):
     """Log order; the correction replaces the text and keeps 9.2 s; the model's old key gets P1's session appended;
-    the model's rows get no input kind, platform id or calibration; P2 has none measured; S3 is not in the study."""
+    the model's rows get no input kind, platform id or calibration; P2 has none measured; S3 is not in the study.
+    Only a typed answer has a typing start (the press at 8.6 started typing at 8.5, then pressed instead)."""
     store, db, study, s1, s2, s3 = world
     rows = response_rows(store, study="pilot")
     m = f"model:gpt-x@{s1.id}"
@@ -181,12 +182,13 @@ def test_native_export_of_one_session_with_the_calibration_shift(world, tmp_path
 
 def test_native_export_gives_an_unanswered_item_its_line(world, tmp_path):
     """S3's session (no data folder stored: the embedded demo) has one press at 5.0 -> second 6; a second session of
-    S3 answers nothing: its item still gets a line, with no second (scored as silent)."""
+    S3 on the same item answers nothing: its item still gets a line, with no second (scored as silent): S3's press in
+    the first sitting is not this sitting's."""
     store, db, study, s1, s2, s3 = world
-    quiet = store.create_session("S3", PB, ["pb-aa-triangle"])
+    quiet = store.create_session("S3", PB, ["pb-wr-blue"])
     out = tmp_path / "quiet"
     assert export_responses(str(db), session=quiet.id, fmt="native", out=str(out)) == 0
-    assert _preds(out / "preds.jsonl") == {"pb-aa-triangle": {"item_id": "pb-aa-triangle", "response_seconds": []}}
+    assert _preds(out / "preds.jsonl") == {"pb-wr-blue": {"item_id": "pb-wr-blue", "response_seconds": []}}
     assert export_responses(str(db), session=s3.id, fmt="native", out=str(tmp_path / "s3")) == 0
     assert _preds(tmp_path / "s3" / "preds.jsonl")["pb-wr-blue"]["response_seconds"] == [6]
 
@@ -266,7 +268,9 @@ def test_a_tool_format_refuses_a_shift_of_its_own(world, flag, kw, tmp_path):
     store, db, *_ = world
     assert "human-reference" in tool_formats()
     e = _refusal(lambda: export_responses(str(db), fmt="human-reference", out=str(tmp_path / "t"), **kw))
-    assert e.code == USAGE and str(e).startswith(f"{flag}: expected no {flag} with --format human-reference")
+    assert e.code == USAGE and str(e) == (f"{flag}: expected no {flag} with --format human-reference (the paper's "
+                                          "procedure measures and applies its own shift: analysis human_reference "
+                                          "reaction-latency, shift-a)")
 
 
 def test_a_tool_format_refuses_a_benchmark_that_does_not_write_it(world, tmp_path):
@@ -294,3 +298,31 @@ def test_a_tool_export_is_utf8_json_indented_by_one(tmp_path, capsys):
     assert json.loads(text)["study"] is None
     assert capsys.readouterr().err == (f"interactionbench: session {s.id} (P7), 1 items, 1 updates -> "
                                        f"{out / 'export.json'}\n")
+
+
+def test_jsonl_keeps_text_as_written_and_needs_no_dataset(world, tmp_path):
+    """A typed answer in non-ASCII text is written as its characters (UTF-8), not \\u escapes. JSONL reads no dataset:
+    a session whose data folder is gone still exports."""
+    store, db, study, s1, s2, s3 = world
+    lost = store.create_session("S5", PB, ["pb-or-ball"], data_dir=str(tmp_path / "moved-away"))
+    store.add_response(_r(lost.id, "human:S5", "pb-or-ball", 7.0, "text", "là – ✓"))
+    out = tmp_path / "rows.jsonl"
+    assert export_responses(str(db), out=str(out)) == 0
+    text = out.read_text(encoding="utf-8")
+    assert '"text": "là – ✓"' in text and text.count("\n") == 10
+
+
+def test_native_export_reads_the_sessions_own_dataset_folder(world, tmp_path):
+    """A copy of the demo where pb-or-ball is called pb-copy-ball (its videos left behind: export reads no media). A
+    session on pb-copy-ball with the copy as its folder exports from it: a press at 8.6 -> second 9."""
+    store, db, *_ = world
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "annotations.json").write_text(
+        (demo_dir(PB) / "annotations.json").read_text(encoding="utf-8").replace("pb-or-ball", "pb-copy-ball"),
+        encoding="utf-8")
+    s = store.create_session("C1", PB, ["pb-copy-ball"], data_dir=str(copy))
+    store.add_response(_r(s.id, "human:C1", "pb-copy-ball", 8.6))
+    assert export_responses(str(db), session=s.id, fmt="native", out=str(tmp_path / "o")) == 0
+    assert _preds(tmp_path / "o" / "preds.jsonl") == {
+        "pb-copy-ball": {"item_id": "pb-copy-ball", "response_seconds": [9]}}
