@@ -180,3 +180,20 @@ def test_wait_until_raises_clock_stale_when_the_page_stops_reporting():
     with pytest.raises(ClockStale, match=stale):
         c.wait_until(2.5, poll=0.5)
     assert cond.waits == [0.5]
+
+
+def test_wait_until_divides_the_distance_left_by_the_rate():
+    """From media 1.0 at rate 2 to 1.25: (1.25 - 1.0) / 2 = 0.125 s, one sleep (4 * poll = 0.5 is longer)."""
+    c, _, cond = _clock()
+    c.report(1.0, paused=False, rate=2.0)
+    assert c.wait_until(1.25, poll=0.125) == 1.25 and cond.waits == [0.125]
+
+
+def test_the_default_poll_is_fifty_milliseconds():
+    """Paused, timeout 0.1 s on a clock at 0: two polls of 0.05 s, then the deadline."""
+    c, ft, cond = _clock()
+    ft.now = 0.0
+    c.report(3.0, paused=True)
+    with pytest.raises(TimeoutError):
+        c.wait_until(10.0, timeout=0.1)
+    assert cond.waits == [0.05, 0.05]

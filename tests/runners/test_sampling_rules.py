@@ -4,6 +4,7 @@ a frame count that overstates the file is corrected, and which audio samples a c
 frames at 25 fps, each with its index burned in (conftest.read_code)."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,8 @@ def short(tmp_path_factory) -> Path:
     (10.0, 10.5, 1.0, [10.5]),               # 9.5 lies before t0; 10.5 lies on t1
     (0.0, 0.05, 10.0, [0.05]),               # 0.5 / 10 = 0.05 lies on t1
     (0.0, 0.0499, 10.0, []),
+    (0.249999999, 0.749999999, 2.0, [0.75]),  # within 1e-9 of a stamp counts as the stamp (float noise), both ends
+    (10.0, 14.0, 0.5, [11.0, 13.0]),         # one frame every 2 s: (i + 0.5) / 0.5 = 2i + 1
 ])
 def test_stamps_lie_in_the_half_open_window(t0, t1, fps, stamps):
     assert sample_stamps(t0, t1, fps) == stamps
@@ -194,9 +197,16 @@ def test_stereo_is_averaged_and_other_rates_resampled(tmp_path):
     linear between neighbours and held after the last: 0, 0.5, 1, 1.5, 2, 2.5, 3, 3."""
     st = tmp_path / "st.flac"
     sf.write(st, np.tile([[0.5, -0.25]], (16, 1)), 16000, subtype="PCM_16")
-    assert AudioSampler(st).samples.tolist() == [0.125] * 16
+    assert AudioSampler(st).samples.tolist() == [0.125] * 16 and AudioSampler(st).rate == 16000
+    wav = tmp_path / "st.wav"  # a WAV is read by soundfile too (PyAV's downmix would give 0.25 / sqrt(2) = 0.1768)
+    sf.write(wav, np.tile([[0.5, -0.25]], (16, 1)), 16000, subtype="PCM_16")
+    assert AudioSampler(wav).samples.tolist() == [0.125] * 16
+    ogg = tmp_path / "st.ogg"  # and an OGG (lossy Vorbis: within 0.02 of 0.125, far from PyAV's 0.1768)
+    sf.write(ogg, np.tile([[0.5, -0.25]], (16000, 1)), 16000, format="OGG", subtype="VORBIS")
+    assert abs(float(np.median(AudioSampler(ogg).samples)) - 0.125) < 0.02
     x = np.array([0, 1, 2, 3], np.float32)
     assert _resample(x, 8000, 16000).tolist() == [0, 0.5, 1, 1.5, 2, 2.5, 3, 3]
+    assert _resample(x.astype(np.float64), 8000, 16000).dtype == np.float32
     assert _resample(x, 16000, 8000).tolist() == [0, 2]
     same = _resample(np.array([1, 2], np.float64), 8000, 8000)
     assert same.dtype == np.float32 and same.tolist() == [1, 2]
@@ -209,7 +219,7 @@ def test_audio_files_that_cannot_be_read_are_refused(tmp_path):
         AudioSampler(tmp_path / "gone.wav")
     junk = tmp_path / "junk.mp4"
     junk.write_text("not media")
-    with pytest.raises(SamplingError, match=r"junk\.mp4: cannot decode audio \("):
+    with pytest.raises(SamplingError, match=r"junk\.mp4: cannot decode audio \(InvalidDataError: "):
         AudioSampler(junk).samples
     import cv2
     mute = tmp_path / "mute.mp4"
@@ -226,3 +236,25 @@ def test_the_audio_track_of_a_video_is_decoded_at_the_asked_rate(short):
     a = AudioSampler(short, rate=8000)
     assert a.rate == 8000 and a.samples.dtype == np.float32
     assert abs(len(a.samples) - 32000) < 800
+
+
+def test_other_files_are_decoded_by_pyav_to_mono_float_at_the_asked_rate(tmp_path):
+    """A stereo 16-bit WAV under a name soundfile is not asked to read (.bin): FFmpeg's downmix multiplies each
+    channel by 1/sqrt(2): (0.5 - 0.25) / sqrt(2) = 0.176777. 1600 samples at 16 kHz (0.1 s) are 800 at 8 kHz. A
+    track without a sample gives an empty float32 array."""
+    src = tmp_path / "st.wav"
+    sf.write(src, np.tile([[0.5, -0.25]], (1600, 1)), 16000, subtype="PCM_16")
+    (tmp_path / "st.bin").write_bytes(src.read_bytes())
+    for rate, n in ((16000, 1600), (8000, 800)):
+        s = AudioSampler(tmp_path / "st.bin", rate=rate).samples
+        assert s.dtype == np.float32 and len(s) == n and np.allclose(s, 0.25 / np.sqrt(2), atol=1e-4)
+    sf.write(tmp_path / "empty.wav", np.zeros((0, 1)), 16000, subtype="PCM_16")
+    (tmp_path / "empty.bin").write_bytes((tmp_path / "empty.wav").read_bytes())
+    empty = AudioSampler(tmp_path / "empty.bin").samples
+    assert empty.dtype == np.float32 and len(empty) == 0 and AudioSampler(tmp_path / "empty.bin").duration == 0.0
+
+
+def test_video_audio_without_pyav_is_one_line_naming_the_package(short, monkeypatch):
+    monkeypatch.setitem(sys.modules, "av", None)  # `import av` now raises ImportError
+    with pytest.raises(SamplingError, match=r"^reading audio from video files needs PyAV: pip install av$"):
+        AudioSampler(short).samples
