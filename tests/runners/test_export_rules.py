@@ -326,3 +326,39 @@ def test_native_export_reads_the_sessions_own_dataset_folder(world, tmp_path):
     assert export_responses(str(db), session=s.id, fmt="native", out=str(tmp_path / "o")) == 0
     assert _preds(tmp_path / "o" / "preds.jsonl") == {
         "pb-copy-ball": {"item_id": "pb-copy-ball", "response_seconds": [9]}}
+
+
+def test_human_reference_is_ignored_for_a_benchmark_without_it(world, tmp_path):
+    """--human-reference acts on InteractionBench only: P2's ProactiveBench file is the same with it (9.5 -> 10)."""
+    store, db, study, s1, s2, s3 = world
+    out = tmp_path / "hr"
+    assert export_responses(str(db), session=s2.id, fmt="native", out=str(out), human_reference=True) == 0
+    assert _preds(out / "preds.jsonl") == {
+        "pb-or-ball": {"item_id": "pb-or-ball", "response_seconds": [10], "texts": {"10": "ball"}}}
+
+
+def test_human_reference_measures_the_study_shift_on_calibrated_times(tmp_path, capsys):
+    """InteractionBench study: P1 answers the IVQA A items ball_counter#2 (question at 27 s) at 28.25 and whiteboard#2
+    (question at 13 s) at 14.75, and is calibrated at 0.25 s; P2 answers only color_scene#2 (LVM, question at 23 s) at
+    25.0. With --calibration-shift, P2's shift comes from P1's calibrated times: delays 28.0 - 27 = 1.0 and
+    14.5 - 13 = 1.5, median 1.25 s (not 1.5 from the raw times); P2's 25.0 moves to 23.75."""
+    ib = "interactionbench"
+    db = tmp_path / "db.sqlite"
+    store = Store(db)
+    st, _ = create_study(store, ib, ["P1", "P2"], {"P1": ["ball_counter#2", "whiteboard#2"], "P2": ["color_scene#2"]},
+                         data_dir=str(demo_dir(ib)))
+    sessions = {s.participant: s for s in study_sessions(store, st.id)}
+    store.update_session_settings(sessions["P1"].id, calibration={"median_s": 0.25})
+    for who, iid, t, text in (("P1", "ball_counter#2", 28.25, "four"), ("P1", "whiteboard#2", 14.75, "blue"),
+                              ("P2", "color_scene#2", 25.0, "green")):
+        store.add_response(Response(id="", item_id=iid, benchmark=ib, responder=f"human:{who}",
+                                    session_id=sessions[who].id, t=t, kind="text", text=text, wall_time=1.7e9))
+    store.close()
+    s2 = sessions["P2"].id
+    out = tmp_path / "native"
+    assert export_responses(str(db), session=s2, fmt="native", out=str(out), human_reference=True,
+                            calibration_shift=True) == 0
+    assert (f"session {s2} (P2): A-type shift 1.25 s: measured over 2 answered IVQA A item(s) of study {st.id} "
+            f"(session {s2} has none)") in capsys.readouterr().err
+    row = json.loads((out / "preds.jsonl").read_text().splitlines()[0])
+    assert row["emissions"] == [{"t": 23.75, "content": "green", "t_orig": 25.0}]
