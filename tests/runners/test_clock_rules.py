@@ -197,3 +197,14 @@ def test_the_default_poll_is_fifty_milliseconds():
     with pytest.raises(TimeoutError):
         c.wait_until(10.0, timeout=0.1)
     assert cond.waits == [0.05, 0.05]
+
+
+def test_the_defaults_are_three_seconds_and_normal_speed():
+    """MediaClock() goes stale after 3 s; a report without a rate plays at 1: 3 s after 2.0 it is 5.0, then stale."""
+    ft = FakeTime()
+    c = MediaClock(monotonic=ft)
+    c.report(2.0, paused=False)
+    ft.now = 103.0
+    assert c.now() == 5.0
+    ft.now = 103.001
+    assert c.now() is None

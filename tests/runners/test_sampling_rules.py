@@ -258,3 +258,49 @@ def test_video_audio_without_pyav_is_one_line_naming_the_package(short, monkeypa
     monkeypatch.setitem(sys.modules, "av", None)  # `import av` now raises ImportError
     with pytest.raises(SamplingError, match=r"^reading audio from video files needs PyAV: pip install av$"):
         AudioSampler(short).samples
+
+
+def _mp4v(path: Path, fps: float, frames: int) -> Path:
+    """A tiny mp4v video written by OpenCV at `fps`: frame k is a flat grey of level 100 + 100 k (200 at most)."""
+    import cv2
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (32, 32))
+    for k in range(frames):
+        w.write(np.full((32, 32, 3), min(200, 100 + 100 * k), np.uint8))
+    w.release()
+    return path
+
+
+@pytest.mark.parametrize("fps, usable", [(1000, True), (1001, False), (2000, False)])
+def test_a_frame_rate_above_1000_is_refused(tmp_path, fps, usable):
+    path = _mp4v(tmp_path / f"f{fps}.mp4", fps, 3)
+    if usable:
+        assert FrameSampler(path).fps == 1000.0
+    else:
+        with pytest.raises(SamplingError, match=rf"f{fps}\.mp4: the file reports no usable frame rate \({fps}\.0\)$"):
+            FrameSampler(path)
+
+
+def test_a_two_frame_clip_with_an_overstated_count_steps_back_to_its_last_frame(tmp_path):
+    """Two frames at 25 fps (forward limit 100), told 4: frame 3 fails (read on from 0: the grab of 2 fails), 2 is
+    sought and fails, 1 is sought and decodes: frame 1 at 0.04 s, grey 200 (give or take the codec), count now 2."""
+    fs = FrameSampler(_mp4v(tmp_path / "two.mp4", 25, 2))
+    fs.frame_count = 4
+    ft, img = fs.frame_at(5.0)
+    assert ft == 0.04 and abs(int(img[16, 16, 0]) - 200) < 8 and fs.frame_count == 2
+
+
+def test_the_defaults_bound_the_cache_and_the_read_on(short):
+    """512 px long side (the 320x180 clip is kept as is), 64 frames, 64 MiB, 4 s of frames (100 at 25 fps) read on."""
+    fs = FrameSampler(short)
+    assert (fs.max_long_side, fs.cache_frames, fs.cache_bytes, fs.forward_limit) == (512, 64, 64 * 2**20, 100)
+    assert fs.frame_at(0.0)[1].shape == (180, 320, 3)
+
+
+def test_the_next_frame_is_read_on_and_every_backward_step_seeks(short):
+    """After frame 25 the capture is at 26: asking 26 reads on; going back to 10 and then 5 seeks twice."""
+    fs = FrameSampler(short, max_long_side=32)
+    fs.frame_at(1.0)
+    assert read_code(fs.frame_at(1.04)[1]) == 26 and fs.stats["seeks"] == 0
+    fs.frame_at(0.4)
+    fs.frame_at(0.2)
+    assert fs.stats["seeks"] == 2 and fs.stats["reads"] == 4
