@@ -304,3 +304,38 @@ def test_the_next_frame_is_read_on_and_every_backward_step_seeks(short):
     fs.frame_at(0.4)
     fs.frame_at(0.2)
     assert fs.stats["seeks"] == 2 and fs.stats["reads"] == 4
+
+
+def test_resizing_averages_the_pixels_it_merges():
+    """8x8 black with one white pixel at the top left, to 2x2: each output pixel covers 4x4 = 16 input pixels, so the
+    top left one is 255 / 16 = 15.9 -> 16 (area averaging; a bilinear sample there would read 0). A 3 px wide,
+    1000 px tall image to 100: the width rounds to 0 and is kept at 1 px."""
+    img = np.zeros((8, 8, 3), np.uint8)
+    img[0, 0] = 255
+    assert resize_long_side(img, 2)[:, :, 0].tolist() == [[16, 0], [0, 0]]
+    assert resize_long_side(np.zeros((1000, 3, 3), np.uint8), 100).shape == (100, 1, 3)
+
+
+def test_an_image_file_is_a_one_frame_stream_of_unknown_length(tmp_path):
+    """OpenCV opens a PNG as a stream (25 fps, no frame count): no count, no duration; every time shows the image."""
+    import cv2
+    png = tmp_path / "still.png"
+    cv2.imwrite(str(png), np.full((8, 8, 3), 90, np.uint8))
+    fs = FrameSampler(png)
+    assert (fs.frame_count, fs.duration) == (None, None)
+    ft, img = fs.frame_at(0.0)
+    assert ft == 0.0 and img[0, 0].tolist() == [90, 90, 90]
+
+
+def test_a_one_frame_video_has_a_count_and_a_duration(tmp_path):
+    """One frame at 25 fps: count 1, duration 1 / 25 = 0.04 s."""
+    fs = FrameSampler(_mp4v(tmp_path / "one.mp4", 25, 1))
+    assert (fs.frame_count, fs.duration) == (1, 0.04)
+
+
+@pytest.mark.parametrize("asked, kept", [(1, 1), (0, 1)])
+def test_a_cache_of_one_frame_keeps_the_newest(short, asked, kept):
+    fs = FrameSampler(short, max_long_side=32, cache_frames=asked)
+    fs.frame_at(0.0)
+    fs.frame_at(0.04)
+    assert fs.cache_frames == kept and list(fs._cache) == [1]
