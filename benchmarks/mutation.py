@@ -72,12 +72,15 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "realtime": (["runners/backends/realtime.py", "runners/realtime_run.py"], ["tests/runners/test_realtime.py"]),
 
     "sampling": (["runners/sampling.py", "runners/clock.py"],
-                 ["tests/runners/test_sampling.py", "tests/runners/test_clock.py"]),
+                 ["tests/runners/test_sampling_rules.py", "tests/runners/test_clock_rules.py",
+                  "tests/runners/test_sampling.py", "tests/runners/test_clock.py"]),
 
-    "run_health": (["runners/run_health.py"], ["tests/runners"]),
+    "run_health": (["runners/run_health.py"], ["tests/runners/test_run_health_rules.py"]),
 
     "export": (["runners/export.py", "annotation/csv_cells.py"],
-               ["tests/runners/test_export.py", "tests/annotation/test_throttle_csv.py"]),
+               ["tests/runners/test_export_rules.py", "tests/annotation/test_csv_cells_rules.py",
+                "tests/runners/test_export.py", "tests/runners/test_export_human_reference.py",
+                "tests/annotation/test_throttle_csv.py"]),
 }
 # mutmut mutates no decorated function (it skips anything but @staticmethod/@classmethod), so the session's
 # @_guarded server functions would never be mutated. In the group's scratch copy only, their decorator is

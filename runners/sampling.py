@@ -89,7 +89,6 @@ class FrameSampler:
         self._cache: "OrderedDict[int, np.ndarray]" = OrderedDict()
         self._cache_nbytes = 0
         self._next = 0  # index the capture returns on its next read
-        self._last_good: Optional[int] = None
         self._lock = threading.RLock()
         self.stats = {"reads": 0, "seeks": 0, "hits": 0, "misses": 0}
 
@@ -176,7 +175,6 @@ class FrameSampler:
             self._next = -(10**9)
             return None
         self._next = k + 1
-        self._last_good = max(k, self._last_good or 0)
         image = resize_long_side(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), self.max_long_side)
         image.setflags(write=False)
         return image
