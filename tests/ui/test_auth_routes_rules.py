@@ -181,6 +181,28 @@ def test_a_server_lockout_sets_the_first_wait(ctx):
     assert [c.status_code for c in codes] == [401] * 4 + [429] and codes[-1].headers["retry-after"] == "10"
 
 
+def test_a_one_second_lockout_is_still_a_lockout(ctx):
+    """serve --signin-lockout 1 (the shortest allowed): the 5th wrong password answers 429 with Retry-After 1, and
+    half a second later the right one is still refused."""
+    ctx.signin = auth.SignInSettings(lockout=1)
+    codes = [_sign(ctx, "ann", "guess") for _ in range(5)]
+    assert [c.status_code for c in codes] == [401] * 4 + [429] and codes[-1].headers["retry-after"] == "1"
+    ctx.clock.t = 1000.5
+    assert _sign(ctx, "ann", "ann-password").status_code == 429
+    ctx.clock.t = 1001.0
+    assert _sign(ctx, "ann", "ann-password").status_code == 200
+
+
+def test_the_route_passes_the_request_scheme_and_address(ctx):
+    """Through POST /auth/signin over https the cookie is Secure, and failures count against the caller's
+    address (TestClient's is "testclient")."""
+    with TestClient(_app(ctx), base_url="https://testserver") as client:
+        ok = client.post("/auth/signin", json={"name": "ann", "password": "ann-password"})
+        client.post("/auth/signin", json={"name": "ann", "password": "guess"})
+    assert _cookies(ok)["ib_session"][1]["secure"] is True
+    assert ctx.store.failure("client:testclient")["failures"] == 1
+
+
 def test_the_name_is_trimmed_and_its_count_is_per_name(ctx):
     """' ann ' signs ann in; a 70-character name is counted under its first 64 characters."""
     assert _json(_sign(ctx, " ann ", "ann-password"))["user"] == "ann"
@@ -276,6 +298,10 @@ def test_the_token_alone_redirects_to_the_bare_path(ctx, link, path, target):
 def test_the_study_cookie_is_secure_behind_https(ctx, link):
     resp = _get(ctx, f"/study/?t={link[1]['p1']}", base_url="https://testserver")
     assert _cookies(resp)["ib_study"][1]["secure"] is True
+    resp = _get(ctx, "/study/?t=wrong-token-wrong-token", base_url="https://testserver")
+    assert _cookies(resp)["ib_study"][1]["secure"] is True
+    ctx.base_url = "https://lab.example"
+    assert _cookies(_get(ctx, f"/study/?t={link[1]['p2']}"))["ib_study"][1]["secure"] is True
 
 
 def test_a_wrong_token_clears_the_study_cookie_and_the_10th_locks_the_client(ctx, link):
@@ -286,6 +312,7 @@ def test_a_wrong_token_clears_the_study_cookie_and_the_10th_locks_the_client(ctx
         assert resp.status_code == 303 and resp.headers["location"] == "/study/?PROLIFIC_PID=abc"
         value, attrs = _cookies(resp)["ib_study"]
         assert value == '""' and attrs["max-age"] == "0" and attrs["path"] == "/study"
+        assert attrs["httponly"] is True and attrs["samesite"] == "strict" and "secure" not in attrs
     assert ctx.store.failure("link:testclient")["failures"] == 9
     resp = _get(ctx, f"/study/?t={'x' * 43}")
     assert resp.status_code == 429 and resp.headers["retry-after"] == "30"
