@@ -380,3 +380,25 @@ def test_participant_url_strips_trailing_slashes_and_encodes_the_token():
     assert studies.participant_url("https://x.org//", "a-b_c") == "https://x.org/study/?t=a-b_c"
     assert studies.participant_url("", "T") == "/study/?t=T"
     assert studies.participant_url("http://h", "a+b") == "http://h/study/?t=a%2Bb"
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"show_results": "yes"}, "study setting 'show_results' must be bool, got 'yes'"),
+    ({"practice_item": 3}, "study setting 'practice_item' must be str or NoneType, got 3"),
+    ({"participant_param": "-" * 100},
+     "study setting 'participant_param' must be a URL parameter name (letters, digits, _), got " + repr("-" * 80)),
+    ({"completion_url": "ftp://" + "a" * 100},
+     "study setting 'completion_url' must be an http:// or https:// URL, got " + repr(("ftp://" + "a" * 100)[:80])),
+    ({"respond_key": "<b>"}, "study setting 'respond_key' must be a KeyboardEvent.code such as Space, got '<b>'"),
+    ({"consent": "x" * 20001}, "study setting 'consent' is longer than 20000 characters"),
+    ({"model": "m"}, "study setting 'model' is not allowed: a study link never runs a model"),
+])
+def test_refusals_say_exactly_what_is_wrong(settings, message):
+    """What the researcher reads: the setting, the rule and the first 80 characters of a bad value."""
+    with pytest.raises(ValueError) as e:
+        studies.check_settings(settings)
+    assert str(e.value) == message
+
+
+def test_a_lower_case_participant_param_is_a_name_too():
+    assert studies.check_settings({"participant_param": "pid_2"})["participant_param"] == "pid_2"
