@@ -16,17 +16,14 @@ from annotation.store import Store
 T0 = 1000.0
 
 
-@pytest.fixture(scope="module")
-def hashes():
-    """One argon2 hash per password, made once (hashing is the slow part of these tests)."""
-    return {p: auth.hash_password(p) for p in ("ann-password", "bob-password", "rev-password", "root-password")}
+pytestmark = pytest.mark.usefixtures("fast_argon2")  # tests/conftest.py: argon2 at its cheapest parameters
 
 
 @pytest.fixture
-def store(tmp_path, hashes):
+def store(tmp_path, fast_argon2):
     st = Store(tmp_path / "a.sqlite")
     for name, role in [("ann", "annotator"), ("bob", "annotator"), ("rev", "reviewer"), ("root", "admin")]:
-        st.add_user(name, role, hashes[f"{name}-password"])
+        auth.create_user(st, name, role, f"{name}-password")
     yield st
     st.close()
 

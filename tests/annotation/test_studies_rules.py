@@ -254,7 +254,7 @@ def test_token_length_from_20_to_128_and_url_safe_characters_only(store):
                    "pplus": None}
 
 
-def test_a_link_cookie_session_is_not_a_token_and_not_an_account(store):
+def test_a_link_cookie_session_is_not_a_token_and_not_an_account(store, fast_argon2):
     """The cookie id that stands for p1's link opens p1's session through link_of_session only: it is no link
     token itself, its row has no account, and a sign-in session is no link."""
     _, tokens = studies.create_study(store, B, ["p1", "p2"], ["a"])

@@ -32,16 +32,14 @@ class _Clock:
         return self.t
 
 
-@pytest.fixture(scope="module")
-def hashes():
-    return {n: auth.hash_password(f"{n}-password") for n in ("ann", "bob")}
+pytestmark = pytest.mark.usefixtures("fast_argon2")  # tests/conftest.py: argon2 at its cheapest parameters
 
 
 @pytest.fixture
-def ctx(tmp_path, hashes, monkeypatch):
+def ctx(tmp_path, fast_argon2, monkeypatch):
     st = Store(tmp_path / "r.sqlite")
-    st.add_user("ann", "annotator", hashes["ann"])
-    st.add_user("bob", "reviewer", hashes["bob"])
+    auth.create_user(st, "ann", "annotator", "ann-password")
+    auth.create_user(st, "bob", "reviewer", "bob-password")
     clock = _Clock(1000.0)
     monkeypatch.setattr(throttle, "time", clock)
     c = AppContext(store=st, signin=auth.SignInSettings(idle=600, max_age=3600, link_max_age=86400))
