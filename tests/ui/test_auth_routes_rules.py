@@ -255,6 +255,7 @@ def test_the_cookie_names_are_kept_apart(cookies, studio, study):
                                              (SimpleNamespace(host=None), "unknown"), (SimpleNamespace(host=""), "unknown")])
 def test_client_address(client, address):
     assert ar.client_address(SimpleNamespace(client=client)) == address
+    assert ar.client_address(object()) == "unknown"
 
 
 def test_json_body():
@@ -318,14 +319,17 @@ def test_a_wrong_token_clears_the_study_cookie_and_the_10th_locks_the_client(ctx
     ctx.clock.t = 1029.0
     resp = _get(ctx, f"/study/?t={link[1]['p1']}")
     assert resp.status_code == 429 and resp.headers["retry-after"] == "1" and "set-cookie" not in resp.headers
+    assert resp.text == "Too many failed attempts: try again in 1 s."
     ctx.clock.t = 1030.0
     assert _get(ctx, f"/study/?t={link[1]['p1']}").status_code == 303
 
 
-def test_a_server_lockout_applies_to_link_tokens(ctx, link):
-    ctx.signin = auth.SignInSettings(lockout=7)
+@pytest.mark.parametrize("lockout", [7, 1])
+def test_a_server_lockout_applies_to_link_tokens(ctx, link, lockout):
+    """--signin-lockout 7 or 1 (the shortest): the 10th wrong token answers 429 with that many seconds."""
+    ctx.signin = auth.SignInSettings(lockout=lockout)
     codes = [_get(ctx, "/study/?t=wrong-token-wrong-token") for _ in range(10)]
-    assert [c.status_code for c in codes] == [303] * 9 + [429] and codes[-1].headers["retry-after"] == "7"
+    assert [c.status_code for c in codes] == [303] * 9 + [429] and codes[-1].headers["retry-after"] == str(lockout)
 
 
 @pytest.mark.parametrize("method, url", [("POST", "/study/?t={t}"), ("GET", "/study/page?t={t}"),
