@@ -380,6 +380,27 @@ def test_participant_url_strips_trailing_slashes_and_encodes_the_token():
     assert studies.participant_url("https://x.org//", "a-b_c") == "https://x.org/study/?t=a-b_c"
     assert studies.participant_url("", "T") == "/study/?t=T"
     assert studies.participant_url("http://h", "a+b") == "http://h/study/?t=a%2Bb"
+    assert studies.participant_url("http://HOSTX/", "T") == "http://HOSTX/study/?t=T"  # only slashes are stripped
+
+
+@pytest.mark.parametrize("participants, items, message", [
+    (["p1"], {"p1": ["x"], "p2": ["y"]},
+     "item ids per participant must name exactly the participants; missing: -, not a participant: ['p2']"),
+    (["p1", "p2"], {"p1": ["x"]},
+     "item ids per participant must name exactly the participants; missing: ['p2'], not a participant: -"),
+])
+def test_a_mismatched_item_table_names_both_sides(store, participants, items, message):
+    with pytest.raises(ValueError) as e:
+        studies.create_study(store, B, participants, items)
+    assert str(e.value) == message
+
+
+def test_studies_are_listed_by_creation_time(store):
+    """Study a is written first but its created time is set 100 s after b's: the list is b, a."""
+    a, _ = studies.create_study(store, B, ["p1"], ["x"], name="a")
+    b, _ = studies.create_study(store, B, ["p1"], ["x"], name="b")
+    store.db.execute("update studies set created = ? where id = ?", [b.created + 100.0, a.id])
+    assert [s.name for s in studies.list_studies(store)] == ["b", "a"]
 
 
 @pytest.mark.parametrize("settings, message", [
