@@ -127,6 +127,24 @@ def test_a_server_lockout_replaces_the_first_lockout_and_raises_the_cap_only(sto
     assert big.failed(key, now=86400.0) == 0.0
 
 
+def test_counting_at_wall_clock_times(store):
+    """At epoch-like times (t = 1.7e9, not near 0) the 5th failure 10 s after the 4th still counts: 30 s."""
+    th = Throttle(store)
+    t = 1_700_000_000.0
+    assert [th.failed(USER, now=t + k) for k in range(4)] == [0.0] * 4
+    assert th.failed(USER, now=t + 13.0) == 30.0
+    assert th.locked(USER, now=t + 14.0) == 29.0
+
+
+def test_a_server_lockout_keeps_each_policys_free_count_and_forget_time(store):
+    """Policy(free=2, base=1, cap=5, forget=10) under --signin-lockout 2: 2nd failure 2 s, 3rd 4 s (cap 5 kept,
+    being above 2), 4th 5 s; 10 s quiet forgets it as the policy says (not the default day)."""
+    th = Throttle(store, base=2.0)
+    key = [("k", Policy(free=2, base=1.0, cap=5.0, forget=10.0))]
+    assert [th.failed(key, now=0.0) for _ in range(4)] == [0.0, 2.0, 4.0, 5.0]
+    assert th.failed(key, now=10.0) == 0.0
+
+
 def test_a_policy_of_its_own(store):
     """Policy(free=2, base=1, cap=5, forget=10): 2nd failure 1 s, then 2, 4, 5 (cap); quiet 10 s: afresh."""
     th = Throttle(store)

@@ -341,11 +341,35 @@ def test_other_requests_pass_through_untouched(ctx, link, method, url):
     assert ctx.store.query("select count(*) as n from auth_tokens")[0]["n"] == 0
 
 
+def test_a_page_parameter_ending_in_t_is_not_a_link_token(ctx, link):
+    """?start=1 or ?format=x on /study/ is the page's own query: it passes through, the participant's study cookie
+    is kept and no failure is counted (before the fix, any "t=" in the query was read as a wrong token)."""
+    sid = studies.open_link_session(ctx.store, link[1]["p1"], ttl=600.0)
+    for query in ("start=1", "format=x&PROLIFIC_PID=abc"):
+        with TestClient(_app(ctx), follow_redirects=False) as client:
+            client.cookies.set("ib_study", sid)
+            resp = client.get(f"/study/?{query}")
+        assert resp.status_code == 200 and resp.text == "the page" and "set-cookie" not in resp.headers
+    assert ctx.store.failure("link:testclient") is None
+    assert studies.link_of_session(ctx.store, sid).participant == "p1"
+
+
+def test_an_empty_token_is_a_wrong_token_and_blank_page_parameters_stay(ctx, link):
+    resp = _get(ctx, "/study/?t=&a=")
+    assert resp.status_code == 303 and resp.headers["location"] == "/study/?a="
+    assert _cookies(resp)["ib_study"][1]["max-age"] == "0"
+    assert ctx.store.failure("link:testclient")["failures"] == 1
+    resp = _get(ctx, f"/study/?a=&t={link[1]['p1']}")
+    assert resp.headers["location"] == "/study/?a=" and _cookies(resp)["ib_study"][1]["max-age"] == "86400"
+
+
 def _asgi(ctx, scope) -> list[dict]:
     """Call the middleware with a hand-made ASGI scope; the messages it sends."""
     sent = []
 
     async def inner(scope, receive, send):
+        if scope["type"] == "websocket":
+            return sent.append({"inner": scope["path"]})
         await PlainTextResponse("inner")(scope, receive, send)
 
     async def receive():
@@ -366,3 +390,10 @@ def test_a_scope_without_client_or_scheme_counts_as_unknown_over_http(ctx, link)
     scope["query_string"] = b"t=" + link[1]["p1"].encode()
     headers = dict(_asgi(ctx, scope)[0]["headers"])
     assert b"Secure" not in headers[b"set-cookie"] and headers[b"location"] == b"/study/"
+
+
+def test_a_websocket_to_the_study_path_passes_through(ctx, link):
+    """Only HTTP GETs are read: a websocket scope (which has no method) goes to the app untouched."""
+    scope = {"type": "websocket", "path": "/study/", "query_string": b"t=" + link[1]["p1"].encode(), "headers": []}
+    assert _asgi(ctx, scope) == [{"inner": "/study/"}]
+    assert ctx.store.query("select count(*) as n from auth_tokens")[0]["n"] == 0
