@@ -423,3 +423,33 @@ def test_refusals_say_exactly_what_is_wrong(settings, message):
 
 def test_a_lower_case_participant_param_is_a_name_too():
     assert studies.check_settings({"participant_param": "pid_2"})["participant_param"] == "pid_2"
+
+
+@pytest.mark.parametrize("args, message", [
+    (("", ["p1"], ["x"]), "benchmark must be a benchmark name"),
+    ((B, [], ["x"]), "a study needs at least one participant"),
+    ((B, ["p1", "p1"], ["x"]), "a participant id is listed twice"),
+    ((B, ["p1"], "x"), "item ids must be a list or a dict participant -> list, got str"),
+    ((B, ["p1"], ["", 1, None, "", "ok"]), "participant 'p1': item ids must be non-empty strings, got ['', 1, None]"),
+    ((B, ["p1"], ["u1", "u2", "u3", "u4", "u5", "u6", "a"]), "participant 'p1': unknown item id(s) u1, u2, u3, u4, u5"),
+])
+def test_study_refusals_say_exactly_what_is_wrong(store, args, message):
+    """At most 3 bad ids and 5 unknown ones are quoted, so a long bad list stays one readable line."""
+    with pytest.raises(ValueError) as e:
+        studies.create_study(store, *args, known_items={"a"})
+    assert str(e.value) == message
+
+
+def test_a_long_name_is_refused_in_so_many_words(store):
+    with pytest.raises(ValueError) as e:
+        studies.create_study(store, B, ["p1"], ["x"], name="n" * 201)
+    assert str(e.value) == "study name must be a string of at most 200 characters"
+
+
+def test_ids_say_what_they_name_and_the_data_folder_defaults_to_none(store):
+    """Study ids start "st_", session ids "s_" (new_id: prefix, "_", 12 hex digits); no data_dir given: ""."""
+    study, tokens = studies.create_study(store, B, ["p1"], ["x"])
+    sid = studies.resolve_token(store, tokens["p1"]).session_id
+    assert study.id.startswith("st_") and len(study.id) == 15
+    assert sid.startswith("s_") and len(sid) == 14
+    assert store.session_data_dir(sid) == ""
