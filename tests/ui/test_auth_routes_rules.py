@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import anyio
 import pytest
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import PlainTextResponse
 from fastapi.testclient import TestClient
 
@@ -57,8 +57,9 @@ def _app(ctx) -> FastAPI:
     @app.post("/study/")
     @app.get("/study/page")
     @app.get("/studyx/")
-    def page():
-        return PlainTextResponse("the page")
+    async def page(request: Request):
+        body = await request.body()  # the app behind reads the request body (a POST's form): it must get it
+        return PlainTextResponse("the page" + (": " + body.decode() if body else ""))
 
     app.add_middleware(ar.StudyLinkCookies, ctx=ctx)
     return app
@@ -336,8 +337,8 @@ def test_a_server_lockout_applies_to_link_tokens(ctx, link, lockout):
                                          ("GET", "/study/?x={t}"), ("GET", "/studyx/?t={t}")])
 def test_other_requests_pass_through_untouched(ctx, link, method, url):
     with TestClient(_app(ctx), follow_redirects=False) as client:
-        resp = client.request(method, url.format(t=link[1]["p1"]))
-    assert resp.status_code == 200 and resp.text == "the page" and "set-cookie" not in resp.headers
+        resp = client.request(method, url.format(t=link[1]["p1"]), content=b"form=1")
+    assert resp.status_code == 200 and resp.text == "the page: form=1" and "set-cookie" not in resp.headers
     assert ctx.store.query("select count(*) as n from auth_tokens")[0]["n"] == 0
 
 
