@@ -76,7 +76,7 @@ def check_role(role: str) -> str:
 
 def create_user(store: Store, name: str, role: str, password: str) -> User:
     """Add an account with a hashed password; raises ValueError on a bad name, role or short password."""
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ValueError(f"bad user name {name!r}: use 1-64 letters, digits, '_', '.', '@' or '-'")
     check_role(role)
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:

@@ -180,7 +180,7 @@ def create_study(store: Store, benchmark: str, participants: list[str],
     if len(participants) > MAX_PARTICIPANTS:
         raise ValueError(f"at most {MAX_PARTICIPANTS} participants per study")
     for p in participants:
-        if not isinstance(p, str) or not PARTICIPANT.match(p):
+        if not isinstance(p, str) or not PARTICIPANT.fullmatch(p):
             raise ValueError(f"bad participant id {p!r}: use 1-64 letters, digits or . _ @ + -")
     if len(set(participants)) != len(participants):
         raise ValueError("a participant id is listed twice")

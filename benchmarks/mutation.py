@@ -55,9 +55,12 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "agreement": (["annotation/agreement.py"], ["tests/annotation/test_agreement.py"]),
 
     "auth": (["annotation/auth.py", "annotation/throttle.py", "ibench_ui/auth_routes.py"],
-             ["tests/annotation/test_auth_sessions.py", "tests/annotation/test_throttle_csv.py"]),
+             ["tests/annotation/test_auth_rules.py", "tests/annotation/test_throttle_rules.py",
+              "tests/ui/test_auth_routes_rules.py", "tests/annotation/test_auth_sessions.py",
+              "tests/annotation/test_throttle_csv.py"]),
 
-    "studies": (["annotation/studies.py"], ["tests/security/test_studies.py", "tests/runners/test_cli_study.py"]),
+    "studies": (["annotation/studies.py"], ["tests/annotation/test_studies_rules.py", "tests/security/test_studies.py",
+                                            "tests/annotation/test_auth_sessions.py"]),
 
     "calibration": (["annotation/calibration.py"],
                     ["tests/annotation/test_calibration_rules.py", "tests/runners/test_cli_study.py"]),

@@ -115,11 +115,12 @@ class StudyLinkCookies:
 
     async def __call__(self, scope, receive, send):
         path = scope.get("path", "") if scope["type"] == "http" else ""
-        if path not in (STUDY_PATH, STUDY_PATH + "/") or scope["method"] != "GET" or b"t=" not in scope.get(
-                "query_string", b""):
+        if path not in (STUDY_PATH, STUDY_PATH + "/") or scope["method"] != "GET":
             return await self.app(scope, receive, send)
-        query = parse_qs(scope["query_string"].decode("latin-1"))
-        token = (query.pop("t", None) or [""])[0]
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        if "t" not in query:  # a parameter merely ending in "t=" (?start=1) is the page's, not a link token
+            return await self.app(scope, receive, send)
+        token = query.pop("t")[0]
         # the rest of the query stays on the page's address: a crowd platform's participant id (e.g. PROLIFIC_PID)
         rest = urlencode(query, doseq=True)
         resp = await anyio.to_thread.run_sync(self._exchange, token, (scope.get("client") or ("unknown",))[0],
