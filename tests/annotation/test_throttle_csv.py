@@ -9,7 +9,7 @@ from annotation.store import Store
 from annotation.throttle import ACCOUNT, Throttle, retry_after
 
 
-def test_five_failures_are_free_then_each_doubles_the_lockout_and_a_success_clears_it(tmp_path):
+def test_four_failures_are_free_the_fifth_locks_then_each_doubles_the_lockout_and_a_success_clears_it(tmp_path):
     st = Store(tmp_path / "t.sqlite")
     th, key = Throttle(st), [("user:ann", ACCOUNT)]
     assert [th.failed(key, now=100.0) for _ in range(4)] == [0.0] * 4
