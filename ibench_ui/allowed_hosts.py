@@ -28,7 +28,7 @@ def split_host(value: str) -> tuple[str, Optional[int]]:
         port = rest[1:] if rest else None
     elif ":" in value:
         name, port = value.rsplit(":", 1)
-    if not _NAME.match(name) or port is not None and not (port.isdigit() and 0 < int(port) < 65536):
+    if not _NAME.fullmatch(name) or port is not None and not (port.isdigit() and 0 < int(port) < 65536):
         raise ValueError(value)
     return name, int(port) if port is not None else None
 

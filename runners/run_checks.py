@@ -111,7 +111,7 @@ def check_ray_args(address: Optional[str], media: Optional[str], backend_options
             raise usage("expected --ray ADDRESS with it (a resource request for the cluster's scheduler), found none",
                         f"--backend-option {asked[0]}")
         return
-    if not re.match(RAY_ADDRESS, address):
+    if not re.fullmatch(RAY_ADDRESS, address):
         raise usage(f"expected local, auto or a cluster address HOST:PORT (or ray://HOST:PORT), found {address!r}",
                     "--ray")
     if importlib.util.find_spec("ray") is None:

@@ -239,7 +239,7 @@ def _judge_spec(a):
         base = args.pop("base_url", None) or os.environ.get("IBENCH_JUDGE_BASE_URL") or \
             os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         args.setdefault("api_key_env", "IBENCH_JUDGE_API_KEY")
-        if not re.match(_ENV_NAME, args["api_key_env"]):
+        if not re.fullmatch(_ENV_NAME, args["api_key_env"]):
             raise usage("expected the NAME of an environment variable holding the key, found something else",
                         "--judge-arg api_key_env")
         opts = {_API_ARGS[k]: v for k, v in args.items()}

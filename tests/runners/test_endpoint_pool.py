@@ -90,6 +90,7 @@ def test_a_failing_endpoint_is_taken_out_and_reported(openai_server, second_serv
 
 @pytest.mark.parametrize("args, needles", [
     (["--ray", "not an address"], ["--ray", "expected local, auto or a cluster address"]),
+    (["--ray", "local\n"], ["--ray", "expected local, auto or a cluster address"]),  # `$` alone passes "\n"
     (["--ray-media", "ship"], ["--ray-media", "expected --ray ADDRESS"]),
     (["--backend-option", "num_gpus=1"], ["--backend-option num_gpus", "expected --ray ADDRESS"]),
     (["--ray", "local", "--backend-option", "num_gpus=-1"], ["--backend-option num_gpus", "expected a number >= 0"]),
