@@ -51,7 +51,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
 
     "verification": (["annotation/verification.py"], ["tests/annotation/test_verification_rules.py"]),
 
-    "agreement": (["annotation/agreement.py"], ["tests/annotation/test_agreement.py"]),
+    "agreement": (["annotation/agreement.py"],
+                  ["tests/annotation/test_agreement_rules.py", "tests/annotation/test_agreement.py"]),
 
     "auth": (["annotation/auth.py", "annotation/throttle.py", "ibench_ui/auth_routes.py"],
              ["tests/annotation/test_auth_sessions.py", "tests/annotation/test_throttle_csv.py"]),
