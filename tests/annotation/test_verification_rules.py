@@ -631,3 +631,87 @@ def test_a_decision_closes_only_its_own_records_until_reopened(store):
     assert p.value["for"] == "prefix" and vf.item_prefix_status(store, it) == "incomplete"
     with pytest.raises(ValueError, match="nothing decided on the prefix to reopen"):
         vf.reopen(store, REV, it, "", "again")
+
+
+# ---------------------------------------------------------------- progress and the agreement report
+
+def test_progress_counts_current_marks_blind_marks_and_walks_per_verifier(store):
+    i1, i2, gone = make_item("i1"), make_item("i2"), make_item("gone")
+    ds = dataset(i1, i2)
+    vf.submit_mark(store, ANN, i1, 0, 6.0)
+    vf.submit_mark(store, ANN, i1, 1, 12.0)
+    vf.submit_mark(store, ANN, i2, 0, 5.0)
+    vf.withdraw_mark(store, ANN, i2, 0)
+    vf.submit_mark(store, ANN, i2, 0, 6.0)  # revised after the reveal: not blind
+    vf.submit_mark(store, ANN, gone, 0, 6.0)  # an item no longer in the dataset does not count
+    vf.submit_mark(store, BOB, i1, 0, 7.0)
+    vf.submit_mark(store, BOB, i1, 1, 11.0)
+    vf.withdraw_mark(store, BOB, i1, 1)  # withdrawn: not marked
+    vf.submit_mark(store, CAT, i2, 0, 6.0)
+    for s in (2.0, 3.0, 4.0):
+        vf.mark_interval(store, CAT, i2, s, False)  # cat: one complete walk
+    vf.mark_interval(store, ANN, i1, 2.0, False)  # ann: i1 started, i2 failed (complete)
+    vf.mark_interval(store, ANN, i2, 3.0, True)
+    assert vf.progress(store, ds) == [("ann", 3, 2, 1, 2), ("bob", 1, 1, 0, 0), ("cat", 1, 1, 1, 1)]
+
+
+def _report_marks(store):
+    i1, i2, gone = make_item("i1"), make_item("i2"), make_item("gone")
+    vf.submit_mark(store, ANN, i1, 0, 6.0)
+    vf.submit_mark(store, ANN, i1, 1, 12.5)
+    vf.submit_mark(store, ANN, i2, 0, 6.5)
+    vf.submit_mark(store, BOB, i1, 0, 7.0)
+    vf.submit_mark(store, BOB, i2, 0, 5.0)
+    vf.withdraw_mark(store, BOB, i2, 0)
+    vf.submit_mark(store, BOB, i2, 0, 6.0)  # revised
+    vf.submit_mark(store, CAT, gone, 0, 3.0)  # only on an item that left the dataset
+    vf.mark_interval(store, ANN, i1, 2.0, False)
+    vf.mark_interval(store, ANN, i1, 3.0, True)
+    vf.mark_interval(store, BOB, i1, 2.0, False)
+    vf.mark_interval(store, BOB, i1, 3.0, False)
+    vf.mark_interval(store, ANN, i2, 2.0, False)  # bob never judged i2: not shared
+    return dataset(i1, i2)
+
+
+@pytest.mark.parametrize("staff", [REV, ROOT])
+def test_agreement_report_for_staff_hand_worked(store, staff):
+    """Proposed: i1 t0 6.5, i1 t2 12, i2 t0 6.5. ann |Δ| .5 .5 0 -> mean 1/3; bob .5 .5 -> .5; cat has nothing
+    left. Pair ann-bob on i1 t0 and i2 t0: |Δ| 1 and .5 -> .75. α (interval) on the units marked twice, values
+    6 7 | 6.5 6: Do = (2*1 + 2*.25)/4 = .625; mean 6.375, squares .140625 .390625 .015625 .140625 = .6875,
+    De = 2*4*.6875/12 = 11/24 -> α = 1 - .625*24/11 = -4/11. Prefix: i1 2-3 both clear, 3-4 ann satisfied
+    and bob clear -> 1 of 2 agree."""
+    rep = vf.agreement_report(store, staff, _report_marks(store))
+    assert rep.benchmark == "interactionbench"
+    assert [(p.a, p.b, p.deltas.n) for p in rep.vs_proposed] == [("ann", "proposed", 3), ("bob", "proposed", 2)]
+    assert rep.vs_proposed[0].deltas.mean_abs == pytest.approx(1 / 3) and rep.vs_proposed[1].deltas.mean_abs == 0.5
+    assert rep.vs_proposed[0].deltas.within[0.5] == 1.0 and rep.vs_proposed[0].deltas.within[0.25] == 1 / 3
+    assert rep.vs_proposed[0].n_bins == 60  # three 20 s clips of 1 s bins
+    assert [(p.a, p.b, p.deltas.n, p.deltas.mean_abs) for p in rep.pairs] == [("ann", "bob", 2, 0.75)]
+    assert rep.pairs[0].n_bins == 40
+    assert rep.alpha_all == pytest.approx(-4 / 11)
+    assert (rep.n_events, rep.revised, rep.alpha_n) == (5, 1, 2)
+    assert rep.prefix.n_intervals == 2 and rep.prefix.agree_share == 0.5
+    assert rep.prefix.rows == [("i1", 2.0, 3.0, {"ann": False, "bob": False}, True),
+                               ("i1", 3.0, 4.0, {"ann": True, "bob": False}, False)]
+
+
+def test_agreement_report_for_an_annotator_holds_only_their_own_row(store):
+    ds = _report_marks(store)
+    mine = vf.agreement_report(store, ANN, ds)
+    assert [(p.a, p.deltas.n) for p in mine.vs_proposed] == [("ann", 3)]
+    assert (mine.pairs, mine.alpha_all, mine.prefix, mine.n_events, mine.revised, mine.alpha_n) == (
+        [], None, None, 3, 0, 0)
+    bobs = vf.agreement_report(store, BOB, ds)
+    assert [(p.a, p.deltas.mean_abs) for p in bobs.vs_proposed] == [("bob", 0.5)]
+    assert (bobs.n_events, bobs.revised) == (2, 1)
+    assert vf.agreement_report(store, CAT, ds).vs_proposed == []  # cat's only mark is on a removed item
+
+
+def test_agreement_report_compares_with_media_times_and_bins_unknown_durations(store):
+    # ProactiveBench second 4 is media 3.0: a mark at 3.0 agrees exactly. No duration: the clip is taken to
+    # run to the later of mark and proposal plus one bin, 3.0 + 1 -> 4 bins
+    pb = make_item("p", bench="proactivebench", targets=(Target("on", "onset", 4, (4, 6)),), duration=None)
+    vf.submit_mark(store, ANN, pb, 0, 3.0)
+    rep = vf.agreement_report(store, REV, dataset(pb, bench="proactivebench"))
+    (row,) = rep.vs_proposed
+    assert row.deltas.mean_abs == 0.0 and row.n_bins == 4
