@@ -197,3 +197,10 @@ def test_prefix_agreement_empty_and_at_the_minimum():
     assert st.n_intervals == 10 and st.agree_share == 0.9 and st.warnings == ()
     assert [r[1] for r in st.rows] == [float(s) for s in range(10)]
     assert st.alpha == pytest.approx(0.0)  # n = 20, n1 = 1, o01 = o10 = 1: 1 - 19*2/(2*19*1) = 0
+
+
+def test_prefix_rows_are_ordered_by_item_then_start_even_for_a_verdict_off_the_plan():
+    # the report keys a verdict whose start no longer begins an interval (the item was edited after the walk)
+    # as (item, start, start): 2.5 ends at 2.5, before 2.0's end 3.0, but it starts later
+    st = ag.prefix_agreement({("x", 2.5, 2.5): {"a": True, "b": True}, ("x", 2.0, 3.0): {"a": False, "b": False}})
+    assert [(r[1], r[2]) for r in st.rows] == [(2.0, 3.0), (2.5, 2.5)]
