@@ -122,10 +122,11 @@ def test_calibration_takes_the_median_of_valid_reactions(store):
 
 @pytest.mark.parametrize("reactions,msg", [
     ([0.3, 0.2], "needs at least 3 reactions, got 2"),
-    ([0.3, 0.049, 0.2], "every reaction must lie in 0.05-1.5 s"),
+    ([0.3, 0.049, 0.2], r"^calibration: every reaction must lie in 0.05-1.5 s \(a press before the flash or a "
+                        r"missed one\); run it again$"),
     ([0.3, 1.501, 0.2], "every reaction must lie in 0.05-1.5 s"),
     ([0.3, float("nan"), 0.2], "every reaction must lie"),
-    ([0.3, "fast", 0.2], "must be numbers of seconds"),
+    ([0.3, "fast", 0.2], "^calibration: reaction times must be numbers of seconds$"),
     ([0.3, None, 0.2], "must be numbers of seconds"),
 ])
 def test_calibration_refuses(store, reactions, msg):
@@ -205,6 +206,7 @@ def test_one_current_mark_per_user_and_event_then_withdraw_then_a_revised_mark(s
     assert vf.reveal(store, ANN, it, 0) is None
     with pytest.raises(ValueError, match="event 1: you have no mark to withdraw"):
         vf.withdraw_mark(store, ANN, it, 0)
+    assert isinstance(w.created, float) and w.created >= first.created  # the withdrawal keeps its time
     again = vf.submit_mark(store, ANN, it, 0, 6.2)
     assert again.value["blind"] is False  # made after the reveal of the first
     assert vf.submit_mark(store, CAT, it, 0, 6.1).value["blind"] is True
@@ -715,3 +717,96 @@ def test_agreement_report_compares_with_media_times_and_bins_unknown_durations(s
     rep = vf.agreement_report(store, REV, dataset(pb, bench="proactivebench"))
     (row,) = rep.vs_proposed
     assert row.deltas.mean_abs == 0.0 and row.n_bins == 4
+
+
+def test_a_withdrawal_without_a_reason_records_an_empty_one(store):
+    it = make_item()
+    vf.submit_mark(store, ANN, it, 0, 6.0)
+    vf.submit_mark(store, ANN, it, 1, 12.0)
+    assert vf.withdraw_mark(store, ANN, it, 0).value["reason"] == ""
+    assert vf.withdraw_mark(store, ANN, it, 1, None).value["reason"] == ""
+
+
+def test_reveal_of_a_mark_stored_before_offsets_and_sources_existed(store):
+    # an older row carries only t and unit: raw time = t, no offset, typed, blind
+    from annotation.model import Verification as V
+    it = make_item()
+    store.add_verification(V("", "interactionbench", "i1", "t0", "ann", "trigger", {"t": 6.25, "unit": "ms"}, 1.0))
+    assert vf.reveal(store, ANN, it, 0) == {"mark": 6.25, "unit": "ms", "proposed": 6.5, "delta": -0.25,
+                                             "target_id": "t0", "raw_t": 6.25, "offset": 0.0, "source": "typed",
+                                             "blind": True, "locked": False}
+    assert vf.submit_mark(store, ANN, it, 1, 12.0).value["blind"] is True
+
+
+def test_a_walk_shows_only_the_walkers_own_verdicts(store):
+    it = make_item()
+    for u in (ANN, BOB):
+        vf.submit_mark(store, u, it, 0, 6.0)
+    vf.mark_interval(store, BOB, it, 2.0, True)
+    vf.mark_interval(store, BOB, it, 3.0, False)
+    st = vf.start_prefix(store, ANN, it)
+    assert st["verdicts"] == {} and st["status"] == "incomplete" and st["current"] == (2.0, 3.0)
+    assert vf.start_prefix(store, ANN, it, at=2.0)["verdict"] is None  # bob's 'satisfied' does not leak
+    assert vf.start_prefix(store, REV, it)["verdicts"] == {}  # a reviewer's own walk is theirs too
+
+
+def test_walks_with_half_second_steps(store):
+    it = make_item()  # 2-5 s in 0.5 s steps: 6 intervals
+    vf.submit_mark(store, ANN, it, 0, 6.0)
+    st = vf.start_prefix(store, ANN, it, step=0.5)
+    assert st["total"] == 6 and st["current"] == (2.0, 2.5)
+    st = vf.mark_interval(store, ANN, it, 2.5, True, step=0.5)
+    assert st["status"] == "fail" and st["hits"] == [2.5]
+    assert store.verifications(kind="prefix")[-1].value == {"start": 2.5, "end": 3.0, "satisfied": True, "step": 0.5}
+    ds = dataset(it)
+    # at the 1 s step ann's walk has begun (she has rows) but holds no 1 s verdict
+    assert vf.item_prefix_status(store, it) == "incomplete" and vf.item_prefix_status(store, it, 0.5) == "fail"
+    assert vf.flagged(store, ds) == {} and vf.flagged(store, ds, step=0.5) == {"i1": "ann at 2.5 s"}
+    assert [i.id for i in vf.verified_subset(store, ds, include_unchecked=True).items] == ["i1"]
+    assert vf.verified_subset(store, ds, include_unchecked=True, step=0.5).items == []
+    st = vf.withdraw_interval(store, ANN, it, 2.5, step=0.5)
+    assert st["current"] == (2.5, 3.0) and st["status"] == "incomplete"
+    for s in (2.0, 2.5, 3.0, 3.5, 4.0, 4.5):
+        vf.mark_interval(store, ANN, it, s, False, step=0.5)
+    assert [i.id for i in vf.verified_subset(store, ds, step=0.5).items] == ["i1"]
+    assert vf.progress(store, ds, 0.5) == [("ann", 1, 1, 1, 1)] and vf.progress(store, ds) == [("ann", 1, 1, 0, 1)]
+
+
+def test_flagged_lists_every_failed_item_after_a_decided_one(store):
+    a, b = make_item("a"), make_item("b")
+    for it in (a, b):
+        vf.submit_mark(store, ANN, it, 0, 6.0)
+        vf.mark_interval(store, ANN, it, 4.0, True)
+    vf.adjudicate(store, REV, a, "prefix", "", "fail", "visible at 4.2 s")
+    assert vf.flagged(store, dataset(a, b)) == {"a": "reviewer rev: visible at 4.2 s", "b": "ann at 4 s"}
+
+
+def test_records_of_another_benchmark_with_the_same_item_id_stay_out(store):
+    ib = make_item("same")
+    other = make_item("same", bench="interactscope")
+    vf.submit_mark(store, ANN, ib, 0, 6.0)
+    vf.submit_mark(store, BOB, other, 0, 9.0)  # 3 s from ann's, but on another benchmark's item
+    vf.submit_mark(store, CAT, other, 0, 6.1)
+    assert vf.disputes(store, dataset(ib)) == []
+    assert [d.values for d in vf.disputes(store, dataset(other, bench="interactscope"))] == [{"bob": 9.0, "cat": 6.1}]
+    assert [r.user for r in vf.audit_trail(store, REV, "interactionbench", "same")] == ["ann"]
+    assert [r.user for r in vf.audit_trail(store, BOB, "interactscope", "same")] == ["bob"]
+
+
+def test_a_spread_within_a_nanosecond_of_the_threshold_is_not_more_than_it(store):
+    # 0.499999999 + 1e-9 is the double 0.5: a 0.5 s spread is within float noise of this threshold
+    it = make_item()
+    vf.submit_mark(store, ANN, it, 0, 6.0)
+    vf.submit_mark(store, BOB, it, 0, 6.5)
+    assert vf.disputes(store, dataset(it), threshold=0.499999999) == []
+    assert len(vf.disputes(store, dataset(it), threshold=0.4999)) == 1
+
+
+def test_the_verified_subset_keeps_the_datasets_problems_and_extra_records(store):
+    from annotation.errors import Problem
+    it = make_item()
+    ds = Dataset("interactionbench", "/root", [it], [Problem("a.json", "i7", "anchor", "not a number")],
+                 {"maps": {"i1": "clip.mp4"}})
+    sub = vf.verified_subset(store, ds, include_unchecked=True)
+    assert [i.id for i in sub.items] == ["i1"] and sub.problems == ds.problems and sub.extra == ds.extra
+    assert sub.root == "/root"
