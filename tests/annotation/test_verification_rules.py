@@ -93,6 +93,8 @@ def test_offset_is_zero_before_calibration_and_the_latest_after(store):
     assert vf.offset_of(store, ANN) == 0.3 and vf.offset_of(store, BOB) == 0.0  # one user's offset only
     (row, _) = store.verifications(user="ann", kind="calibration")
     assert row.value == {"offset": 0.235, "reactions": []} and row.kind == "calibration"
+    assert (row.benchmark, row.item_id, row.target_id, row.user) == ("", "", "", "ann")  # a user's, no item's
+    assert isinstance(row.created, float) and row.created > 0
 
 
 @pytest.mark.parametrize("seconds", [0, 0.0, 1.5, 1.5004])  # both ends allowed; 1.5004 rounds to 1.5
@@ -617,12 +619,13 @@ def test_a_decision_closes_only_its_own_records_until_reopened(store):
     for call in (lambda: vf.mark_interval(store, ANN, it, 4.0, False), lambda: vf.withdraw_interval(store, ANN, it, 2.0)):
         with pytest.raises(PermissionError, match="the prefix is closed: reviewer rev decided it"):
             call()
-    with pytest.raises(ValueError, match="give a reason for reopening"):
-        vf.reopen(store, REV, it, "t0", " ")
+    for blank in (" ", None):
+        with pytest.raises(ValueError, match="give a reason for reopening"):
+            vf.reopen(store, REV, it, "t0", blank)
     with pytest.raises(ValueError, match="nothing decided on t2 to reopen"):
         vf.reopen(store, REV, it, "t2", "why not")
     r = vf.reopen(store, ROOT, it, "t0", " bob asked ")
-    assert (r.user, r.target_id, r.kind) == ("root", "t0", "adjudication")
+    assert (r.user, r.target_id, r.kind) == ("root", "t0", "adjudication") and r.created >= dec.created
     assert r.value == {"for": "trigger", "reopened": True, "reopens": dec.id, "reason": "bob asked"}
     assert vf.adjudication_of(store, it, "t0") is None and vf.reveal(store, ANN, it, 0)["locked"] is False
     with pytest.raises(ValueError, match="nothing decided on t0 to reopen"):
@@ -810,3 +813,31 @@ def test_the_verified_subset_keeps_the_datasets_problems_and_extra_records(store
     sub = vf.verified_subset(store, ds, include_unchecked=True)
     assert [i.id for i in sub.items] == ["i1"] and sub.problems == ds.problems and sub.extra == ds.extra
     assert sub.root == "/root"
+
+
+def test_a_decided_prefix_dispute_carries_its_decision_until_reopened(store):
+    it = make_item()
+    for u in (ANN, BOB):
+        vf.submit_mark(store, u, it, 0, 6.0)
+    vf.mark_interval(store, ANN, it, 2.0, True)
+    vf.mark_interval(store, BOB, it, 2.0, False)
+    (d,) = vf.disputes(store, dataset(it), include_resolved=False)
+    assert (d.benchmark, d.item_id, d.kind, d.decision) == ("interactionbench", "i1", "prefix", None)
+    dec = vf.adjudicate(store, REV, it, "prefix", "", "fail", "the ball is down at 2.4 s")
+    (d,) = vf.disputes(store, dataset(it))
+    assert d.decision == dec and d.decision.value["status"] == "fail"
+    assert vf.disputes(store, dataset(it), include_resolved=False) == []
+    vf.reopen(store, REV, it, "", "check again")
+    (d,) = vf.disputes(store, dataset(it), include_resolved=False)
+    assert d.decision is None
+
+
+def test_prefix_disputes_at_another_step(store):
+    it = make_item()
+    for u in (ANN, BOB):
+        vf.submit_mark(store, u, it, 0, 6.0)
+    vf.mark_interval(store, ANN, it, 2.5, True, step=0.5)
+    vf.mark_interval(store, BOB, it, 2.5, False, step=0.5)
+    assert vf.disputes(store, dataset(it)) == []  # no 1 s verdicts
+    (d,) = vf.disputes(store, dataset(it), step=0.5)
+    assert d.detail == "prefix: verifiers differ at 2.5 s"
