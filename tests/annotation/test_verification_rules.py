@@ -841,3 +841,34 @@ def test_prefix_disputes_at_another_step(store):
     assert vf.disputes(store, dataset(it)) == []  # no 1 s verdicts
     (d,) = vf.disputes(store, dataset(it), step=0.5)
     assert d.detail == "prefix: verifiers differ at 2.5 s"
+
+
+def test_withdrawing_a_verdict_shows_that_interval_with_only_the_walkers_rows(store):
+    it = make_item()  # plan 2-3, 3-4, 4-5
+    for u in (ANN, BOB):
+        vf.submit_mark(store, u, it, 0, 6.0)
+    vf.mark_interval(store, BOB, it, 2.0, True)
+    vf.mark_interval(store, ANN, it, 4.0, False)
+    st = vf.withdraw_interval(store, ANN, it, 4.0)  # 2-3 and 3-4 are undecided too: 4-5 is shown, as asked
+    assert st["current"] == (4.0, 5.0) and st["index"] == 2 and st["verdicts"] == {} and st["hits"] == []
+    row = store.verifications(user="ann", kind="prefix")[-1]
+    assert (row.target_id, row.item_id, row.benchmark) == ("t0", "i1", "interactionbench")
+    assert isinstance(row.created, float) and row.created > 0
+    with pytest.raises(ValueError, match=r"i1: 4.5 s does not start a prefix interval \(the prefix has 3 interval"):
+        vf.withdraw_interval(store, ANN, it, 4.5)
+    vf.withdraw_interval(store, ANN, it, 3.0)
+    ids = [r.id for r in store.verifications()]
+    assert len(set(ids)) == len(ids) == 6 and all(i.startswith("vf_") for i in ids)  # each row its own new id
+
+
+def test_a_decision_snapshots_only_this_items_marks_on_that_event(store):
+    it, other = make_item("i1"), make_item("i2")
+    twin = make_item("i1", bench="interactscope")  # same item and target ids, another benchmark
+    vf.submit_mark(store, ANN, it, 0, 6.0)
+    vf.submit_mark(store, BOB, it, 0, 7.0)
+    vf.submit_mark(store, CAT, other, 0, 6.6)
+    vf.submit_mark(store, CAT, twin, 0, 6.7)
+    vf.submit_mark(store, CAT, it, 1, 12.0)
+    dec = vf.adjudicate(store, REV, it, "trigger", "t0", 6.5, "frame 162")
+    assert dec.value["marks"] == {"ann": 6.0, "bob": 7.0}
+    assert (dec.benchmark, dec.item_id, dec.target_id) == ("interactionbench", "i1", "t0")
