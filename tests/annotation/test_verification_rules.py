@@ -872,3 +872,53 @@ def test_a_decision_snapshots_only_this_items_marks_on_that_event(store):
     dec = vf.adjudicate(store, REV, it, "trigger", "t0", 6.5, "frame 162")
     assert dec.value["marks"] == {"ann": 6.0, "bob": 7.0}
     assert (dec.benchmark, dec.item_id, dec.target_id) == ("interactionbench", "i1", "t0")
+
+
+def _row(start, step=1.0, **value):
+    from annotation.model import Verification as V
+    if step is not None:
+        value["step"] = step
+    return V("r", "b", "i", "t", "ann", "prefix", {"start": start, **value}, 0)
+
+
+def test_prefix_state_after_at_and_the_default_step_hand_worked():
+    plan = [(2.0, 3.0), (3.0, 4.0), (4.0, 5.0)]
+    # rows of the 1 s step count by default
+    st = vf.prefix_state(plan, [_row(2.0, satisfied=False)])
+    assert st["done"] == 1 and st["current"] == (3.0, 4.0)
+    assert vf.prefix_state(plan, [_row(2.0, 0.5, satisfied=False)], 0.5)["done"] == 1
+    # 'after' means starting strictly after it (2.999999999 + 1e-9 is the double 3.0: not after)
+    assert vf.prefix_state(plan, [], after=2.5)["current"] == (3.0, 4.0)
+    assert vf.prefix_state(plan, [], after=3.0)["current"] == (4.0, 5.0)
+    assert vf.prefix_state(plan, [], after=2.999999999)["current"] == (4.0, 5.0)
+    assert vf.prefix_state(plan, [], after=4.0)["current"] == (2.0, 3.0)  # none after: the first undecided
+    # 'at' must start an interval (to 1e-6, exclusive)
+    assert vf.prefix_state(plan, [], at=3.0000005)["current"] == (3.0, 4.0)
+    off = vf.prefix_state(plan, [], at=2.5)
+    assert off["current"] is None and off["index"] is None and off["verdict"] is None
+    zero = [(0.0, 1.0), (1.0, 2.0)]
+    assert vf.prefix_state(zero, [], at=1e-6)["current"] is None  # exactly 1e-6 away: not that interval
+
+
+def test_verdicts_of_older_rows_and_raw_starts():
+    # a row without a step is a 1 s row; starts count to the microsecond; a withdrawal of nothing is harmless
+    rows = [_row(6.0, None, satisfied=True), _row(3.0000004, satisfied=False), _row(7.0, withdrawn=True)]
+    assert vf.verdicts_of(rows) == {6.0: True, 3.0: False}
+    assert vf.verdicts_of(rows, 2.0) == {}
+    assert vf.verdicts_of([_row(1.0, 1e-9, satisfied=True)], 2e-9) == {}  # steps 1e-9 apart differ
+
+
+def test_a_start_exactly_a_microsecond_off_is_refused(store):
+    it = make_item(req_t=0.0, modality="standing")  # plan 0-1, ... 4-5
+    vf.submit_mark(store, ANN, it, 0, 6.0)
+    with pytest.raises(ValueError, match="does not start a prefix interval"):
+        vf.mark_interval(store, ANN, it, 1e-6, True)
+    assert vf.mark_interval(store, ANN, it, 9e-7, True)["hits"] == [0.0]
+
+
+def test_a_decision_row_keeps_its_time(store):
+    it = make_item()
+    vf.submit_mark(store, ANN, it, 0, 6.0)
+    dec = vf.adjudicate(store, REV, it, "trigger", "t0", 6.5, "frame 162")
+    assert isinstance(dec.created, float) and dec.created > 0
+    assert store.verifications(kind="adjudication")[0].created == dec.created
