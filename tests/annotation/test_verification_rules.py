@@ -922,3 +922,35 @@ def test_a_decision_row_keeps_its_time(store):
     dec = vf.adjudicate(store, REV, it, "trigger", "t0", 6.5, "frame 162")
     assert isinstance(dec.created, float) and dec.created > 0
     assert store.verifications(kind="adjudication")[0].created == dec.created
+
+
+def test_the_prefix_event_is_the_one_whose_window_opens_first():
+    # a: anchor 10, window 9-10.5; b: anchor 11, window 3.5-12. b's window opens first (its anchor and its
+    # window's end are both later than a's)
+    it = make_item(targets=(Target("a", "onset", 10.0, (9.0, 10.5)), Target("b", "onset", 11.0, (3.5, 12.0))))
+    assert vf.prefix_target(it).id == "b" and vf.prefix_plan(it) == [(2.0, 3.0), (3.0, 3.5)]
+
+
+def test_prefix_plan_rounds_to_the_microsecond_and_stops_a_nanosecond_short():
+    # request at 2.0000004 s: starts 2.0000004 and 3.0000004 show as 2.0 and 3.0, the end 3.0000004 as 3.0
+    it = make_item(req_t=2.0000004, targets=(Target("a", "onset", 3.5),))
+    assert vf.prefix_plan(it) == [(2.0, 3.0), (3.0, 3.5)]
+    # a window opening at 3.000000001: 3.0 is within 1e-9 of the end, so no empty 3.0-3.0 interval
+    edge = make_item(targets=(Target("a", "onset", 3.000000001),))
+    assert vf.prefix_plan(edge) == [(2.0, 3.0)]
+
+
+def test_prefix_rows_of_other_walkers_and_benchmarks_stay_out_of_a_walk(store):
+    it = make_item()
+    twin = make_item("i1", bench="interactscope")  # same item id on another benchmark
+    for u in (ANN, BOB):
+        vf.submit_mark(store, u, it, 0, 6.0)
+    vf.submit_mark(store, ANN, twin, 0, 6.0)
+    vf.mark_interval(store, ANN, twin, 3.0, True)
+    vf.mark_interval(store, BOB, it, 4.0, True)
+    st = vf.mark_interval(store, ANN, it, 2.0, False)
+    assert st["verdicts"] == {"2.000": False} and st["hits"] == [] and st["current"] == (3.0, 4.0)
+    assert store.verifications(user="ann", kind="prefix")[-1].created > 0
+    assert {u: s["verdicts"] for u, s in vf.user_prefix_states(store, it).items()} == {
+        "bob": {"4.000": True}, "ann": {"2.000": False}}
+    assert vf.item_prefix_status(store, twin) == "fail" and vf.item_prefix_status(store, it) == "fail"
