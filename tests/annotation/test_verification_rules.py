@@ -80,7 +80,8 @@ def test_snap_refuses_an_unknown_unit_and_frames_without_fps():
     with pytest.raises(ValueError, match="unknown unit 'minute'; expected one of: ms, frame, second"):
         vf.snap(1.0, "minute", 25.0)
     for fps in (None, 0):
-        with pytest.raises(ValueError, match="needs the stream's fps"):
+        with pytest.raises(ValueError, match=r"^marking to the frame needs the stream's fps \(it was not read from "
+                                             r"the file\)$"):
             vf.snap(1.0, "frame", fps)
 
 
@@ -954,3 +955,21 @@ def test_prefix_rows_of_other_walkers_and_benchmarks_stay_out_of_a_walk(store):
     assert {u: s["verdicts"] for u, s in vf.user_prefix_states(store, it).items()} == {
         "bob": {"4.000": True}, "ann": {"2.000": False}}
     assert vf.item_prefix_status(store, twin) == "fail" and vf.item_prefix_status(store, it) == "fail"
+
+
+def test_marks_and_decisions_on_a_twin_item_do_not_count_for_this_one(store):
+    it, sibling = make_item("i1"), make_item("i2")  # same target ids on both items
+    twin = make_item("i1", bench="interactscope")  # same item and target ids, another benchmark
+    vf.submit_mark(store, ANN, twin, 0, 6.0)
+    vf.submit_mark(store, ANN, sibling, 0, 6.0)
+    vf.withdraw_mark(store, ANN, sibling, 0)
+    vf.withdraw_mark(store, ANN, twin, 0)
+    with pytest.raises(PermissionError, match="blind mark for event 1"):  # the twin's mark is not this one's
+        vf.start_prefix(store, ANN, it)
+    assert vf.mark_of(store, ANN, it, "t0") is None and vf.reveal(store, ANN, it, 0) is None
+    v = vf.submit_mark(store, ANN, it, 0, 6.1)  # the withdrawn marks were on other items: still blind
+    assert v.value["blind"] is True
+    vf.submit_mark(store, BOB, twin, 0, 7.0)
+    vf.adjudicate(store, REV, twin, "trigger", "t0", 6.5, "decided on the twin")
+    assert vf.adjudication_of(store, it, "t0") is None and vf.reveal(store, ANN, it, 0)["locked"] is False
+    vf.withdraw_mark(store, ANN, it, 0)  # this item's event stays open
