@@ -184,7 +184,7 @@ def test_a_recording_without_duration_takes_any_non_negative_time(store):
 
 def test_mark_source_and_unit_are_checked(store):
     it = make_item()
-    with pytest.raises(ValueError, match="unknown mark source 'voice'"):
+    with pytest.raises(ValueError, match="^unknown mark source 'voice'; expected one of: typed, playhead, key, click$"):
         vf.submit_mark(store, ANN, it, 0, 6.0, source="voice")
     with pytest.raises(ValueError, match="unknown unit"):
         vf.submit_mark(store, ANN, it, 0, 6.0, unit="minute")
@@ -199,7 +199,9 @@ def test_one_current_mark_per_user_and_event_then_withdraw_then_a_revised_mark(s
     it = make_item()
     first = vf.submit_mark(store, ANN, it, 0, 6.0)
     vf.submit_mark(store, BOB, it, 0, 7.0)  # another annotator's mark does not block ann's or bob's
-    vf.submit_mark(store, ANN, it, 1, 12.0)  # nor does a mark on another event
+    other_event = vf.submit_mark(store, ANN, it, 1, 12.0)  # nor does a mark on another event...
+    assert other_event.value["blind"] is True  # ...which stays blind: only event 1 was revealed
+    assert isinstance(other_event.created, float) and other_event.created >= first.created
     with pytest.raises(PermissionError, match="event 1: your mark is already submitted; withdraw it first"):
         vf.submit_mark(store, ANN, it, 0, 6.2)
     w = vf.withdraw_mark(store, ANN, it, 0, "  pressed late  ")
@@ -227,6 +229,7 @@ def test_current_marks_drop_withdrawn_keys_only():
                                                                        {"t": 3.5}, 0)]
     cur = vf.current_marks(rows)
     assert {k: v.id for k, v in cur.items()} == {("bob", "i", "t0"): "2", ("ann", "i", "t1"): "5"}
+    assert vf.current_marks([V("6", "b", "i", "t2", "cat", "trigger", {"withdrawn": True}, 0)]) == {}
 
 
 def test_reveal_compares_with_the_proposed_time_after_the_mark_only(store):
