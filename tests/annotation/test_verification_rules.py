@@ -214,6 +214,7 @@ def test_one_current_mark_per_user_and_event_then_withdraw_then_a_revised_mark(s
     assert isinstance(w.created, float) and w.created >= first.created  # the withdrawal keeps its time
     again = vf.submit_mark(store, ANN, it, 0, 6.2)
     assert again.value["blind"] is False  # made after the reveal of the first
+    assert vf.reveal(store, ANN, it, 0)["blind"] is False
     assert vf.submit_mark(store, CAT, it, 0, 6.1).value["blind"] is True
     assert [r.value.get("withdrawn", False) for r in vf.own_marks(store, ANN, "interactionbench", "i1")] == [
         False, False, True, False]
@@ -771,8 +772,9 @@ def test_walks_with_half_second_steps(store):
     assert vf.flagged(store, ds) == {} and vf.flagged(store, ds, step=0.5) == {"i1": "ann at 2.5 s"}
     assert [i.id for i in vf.verified_subset(store, ds, include_unchecked=True).items] == ["i1"]
     assert vf.verified_subset(store, ds, include_unchecked=True, step=0.5).items == []
+    vf.mark_interval(store, ANN, it, 2.0, False, step=0.5)
     st = vf.withdraw_interval(store, ANN, it, 2.5, step=0.5)
-    assert st["current"] == (2.5, 3.0) and st["status"] == "incomplete"
+    assert st["current"] == (2.5, 3.0) and st["status"] == "incomplete" and st["done"] == 1
     for s in (2.0, 2.5, 3.0, 3.5, 4.0, 4.5):
         vf.mark_interval(store, ANN, it, s, False, step=0.5)
     assert [i.id for i in vf.verified_subset(store, ds, step=0.5).items] == ["i1"]
@@ -976,3 +978,33 @@ def test_marks_and_decisions_on_a_twin_item_do_not_count_for_this_one(store):
     vf.adjudicate(store, REV, twin, "trigger", "t0", 6.5, "decided on the twin")
     assert vf.adjudication_of(store, it, "t0") is None and vf.reveal(store, ANN, it, 0)["locked"] is False
     vf.withdraw_mark(store, ANN, it, 0)  # this item's event stays open
+
+
+def test_progress_and_report_skip_twins_and_read_older_rows_as_blind(store):
+    """ann: one older row (no 'blind' key: blind) on i1 t0 and one mark on the twin item of another benchmark
+    (not counted). rev walks i1 and i2 to the end without marking: two walks done, no marks."""
+    from annotation.model import Verification as V
+    i1, i2 = make_item("i1"), make_item("i2")
+    twin = make_item("i1", bench="interactscope")
+    store.add_verification(V("", "interactionbench", "i1", "t0", "ann", "trigger", {"t": 6.0, "unit": "ms"}, 1.0))
+    vf.submit_mark(store, ANN, twin, 1, 12.0)
+    for it in (i1, i2):
+        for s in (2.0, 3.0, 4.0):
+            vf.mark_interval(store, REV, it, s, False)
+    ds = dataset(i1, i2)
+    assert vf.progress(store, ds) == [("ann", 1, 1, 0, 0), ("rev", 0, 0, 2, 2)]
+    rep = vf.agreement_report(store, REV, ds)
+    assert [(p.a, p.deltas.n) for p in rep.vs_proposed] == [("ann", 1)] and rep.revised == 0
+    assert rep.n_events == 1
+
+
+def test_report_keys_a_verdict_off_an_edited_plan_by_its_start(store):
+    # ann and bob walked 2-3 with the request at 2 s; a later edit moved the request to 1.5 s, so 2.0 starts
+    # no interval of the new plan (1.5-2.5, 2.5-3.5, ...): the row ends where it starts
+    it = make_item()
+    for u in (ANN, BOB):
+        vf.submit_mark(store, u, it, 0, 6.0)
+        vf.mark_interval(store, u, it, 2.0, False)
+    edited = make_item(req_t=1.5)
+    rep = vf.agreement_report(store, ROOT, dataset(edited))
+    assert rep.prefix.rows == [("i1", 2.0, 2.0, {"ann": False, "bob": False}, True)]
