@@ -421,7 +421,7 @@ def test_item_prefix_status_for_several_verifiers(store):
     assert vf.item_prefix_status(store, it) == "disputed"
 
 
-def test_fail_without_overlap_is_still_disputed_and_agreeing_fails_are_fail(store):
+def test_fails_on_different_intervals_are_fail_until_someone_clears_one_of_them(store):
     it = make_item()
     for u in (ANN, BOB, CAT):
         vf.submit_mark(store, u, it, 0, 6.0)
