@@ -49,10 +49,10 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "session": (["ibench_ui/session.py"], ["tests/ui/test_session_logic.py", "tests/ui/test_session_response_rules.py"]),
     # where people and attackers touch (issue 27): access, verification and agreement, what runs report and export
 
-    "verification": (["annotation/verification.py"],
-                     ["tests/annotation/test_review_verify.py", "tests/ui/test_verify_service.py"]),
+    "verification": (["annotation/verification.py"], ["tests/annotation/test_verification_rules.py"]),
 
-    "agreement": (["annotation/agreement.py"], ["tests/annotation/test_agreement.py"]),
+    "agreement": (["annotation/agreement.py"],
+                  ["tests/annotation/test_agreement_rules.py", "tests/annotation/test_agreement.py"]),
 
     "auth": (["annotation/auth.py", "annotation/throttle.py", "ibench_ui/auth_routes.py"],
              ["tests/annotation/test_auth_rules.py", "tests/annotation/test_throttle_rules.py",
