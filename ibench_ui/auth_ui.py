@@ -18,10 +18,10 @@ from ibench_ui.guard import Events
 from ibench_ui.handlers import ok_html, reports_to
 from ibench_ui.render import esc, table_html
 from ibench_ui.review import build_review
-from ibench_ui.tab_access import SIGN_IN, TabNotices
+from ibench_ui.tab_access import TabNotices
 from ibench_ui.verify import build_agreement, build_verify
 
-NOT_SIGNED_IN = "Not signed in. " + SIGN_IN
+NOT_SIGNED_IN = "Not signed in."  # what to do is each tab's line (ibench_ui.tab_access), the header stays one line
 
 
 def status_html(ctx: AppContext, request, nobody: str = NOT_SIGNED_IN) -> str:
@@ -57,7 +57,7 @@ def build_header(ctx: AppContext, events: Events, demo: gr.Blocks):
 
     def signed_in(request: gr.Request):
         """After the script's sign-in or sign-out: a new counter (tabs redraw), the status, an empty password."""
-        return str(time.time_ns()), status_html(ctx, request, "Signed out. " + SIGN_IN), ""
+        return str(time.time_ns()), status_html(ctx, request, "Signed out."), ""
 
     def signin_status(request: gr.Request):
         return status_html(ctx, request)
