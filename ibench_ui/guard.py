@@ -48,7 +48,7 @@ def refusal(ctx: AppContext, token, roles: Roles) -> Optional[str]:
     if ANONYMOUS in roles:
         return None
     try:
-        ctx.require(token if isinstance(token, str) else None, roles)
+        ctx.require(token, roles)  # a token that is not a live id's string is no caller (annotation.auth)
     except PermissionError as exc:
         return str(exc)
     return None

@@ -22,8 +22,7 @@ def who_for(roles: tuple[str, ...]) -> str:
     """The roles in plain words: "every signed-in account", "reviewers and admins", "admins"."""
     if set(ACCOUNTS) <= set(roles):
         return "every signed-in account (annotators, reviewers and admins)"
-    names = [PLURAL[r] for r in (ANNOTATOR, REVIEWER, ADMIN) if r in roles]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return " and ".join(PLURAL[r] for r in (ANNOTATOR, REVIEWER, ADMIN) if r in roles)  # at most two here
 
 
 def notice_html(ctx: AppContext, tab_id: str, token: Optional[str]) -> str:
@@ -48,7 +47,7 @@ class TabNotices:
         """The current tab's notice box (#TAB-access); `tab_id` must be a tab of the role table."""
         if tab_id not in TABS:
             raise KeyError(f"role table: no tab {tab_id!r} in TABS")
-        self.boxes[tab_id] = gr.HTML("", elem_id=f"{tab_id}-access", elem_classes=["ib-access-box"], padding=False,
+        self.boxes[tab_id] = gr.HTML("", elem_id=f"{tab_id}-access", elem_classes=["ib-access-box"],
                                      js_on_load=None)  # takes no room while empty (static/base.css)
 
     def wire(self, events: Events, demo: gr.Blocks) -> None:
