@@ -57,11 +57,12 @@ def test_header_sign_in_on_every_tab_kept_across_a_reload(accounts, browser, wid
         assert page.locator("#signin-name").is_hidden() and page.locator("#signin-password").is_hidden()
         assert page.locator("#signout-button").is_visible()
 
-        for tab in TABS:  # the header tops every tab (Verify may scroll its workbench up: back at the top)
+        for tab in TABS:  # the header tops every tab's page (Verify may scroll its workbench up after opening)
             page.get_by_role("tab", name=tab).click()
-            page.evaluate("() => window.scrollTo(0, 0)")
-            in_window(page, "#signin-status", width, height)
-            in_window(page, "#signout-button", width, height)
+            for sel in ("#signin-status", "#signout-button"):
+                assert page.locator(sel).is_visible(), (tab, sel)
+                top = page.evaluate("(s) => document.querySelector(s).getBoundingClientRect().top + scrollY", sel)
+                assert 0 <= top <= 56, (tab, sel, top)
         page.get_by_role("tab", name="Compare").click()
         page.wait_for_selector("#compare-access .ib-tab-access", timeout=20000)
         assert page.inner_text("#compare-access").strip() == \
