@@ -92,8 +92,8 @@ EVENTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("users", "on_show"): ACCOUNTS,
 }
 
-# the Session tab's server functions (POST /gradio_api/component_server, by fn_name) -> roles; a session
-# belongs to whoever opened it (admins reach all: ibench_ui.session.owns)
+# the Session tab's server functions (POST /gradio_api/component_server, by fn_name) -> account roles (never
+# anonymous: a session belongs to whoever opened it; admins reach all: ibench_ui.session.owns)
 SESSION: dict[str, tuple[str, ...]] = {
     "open_session": ACCOUNTS, "item_sets": ACCOUNTS, "respond": ACCOUNTS, "speak": ACCOUNTS,
     "correct": ACCOUNTS, "finish_item": ACCOUNTS, "asr_status": ACCOUNTS, "clock": ACCOUNTS,
