@@ -68,7 +68,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "interchange": (["annotation/interchange.py"],
                     ["tests/annotation/test_interchange_rules.py", "tests/annotation/test_interchange.py"]),
 
-    "roles": (["ibench_ui/guard.py"], ["tests/ui/test_studio_roles.py"]),
+    "roles": (["ibench_ui/guard.py", "ibench_ui/role_table.py", "ibench_ui/tab_access.py"],
+              ["tests/ui/test_guard_rules.py"]),  # fast; the whole studio (test_role_table) is ~1 min a mutant
 
     "media": (["ibench_ui/media_route.py"], ["tests/security/test_media_route_rules.py"]),
 

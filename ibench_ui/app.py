@@ -8,16 +8,17 @@ import gradio as gr
 
 from ibench_ui import http_server
 from ibench_ui.allowed_hosts import AllowedHosts, bracketed
-from ibench_ui.auth_ui import build_annotation_tabs
+from ibench_ui.auth_ui import build_annotation_tabs, build_header
 from ibench_ui.browse import build_browse
 from ibench_ui.compare import build_compare
 from ibench_ui.context import AppContext
-from ibench_ui.guard import PUBLIC, Events
+from ibench_ui.guard import Events
 from ibench_ui.host import build_host, check_bind, free_port, is_loopback
 from ibench_ui.leaderboard import build_leaderboard
 from ibench_ui.runs import build_runs
 from ibench_ui.session import build_session
 from ibench_ui.static_route import link_tags, script_tags
+from ibench_ui.tab_access import TabNotices
 
 # the studio's styles (static/); each tab's script comes with the element that uses it
 STUDIO_CSS = ("base.css", "session.css", "timeline.css", "runs.css")
@@ -29,29 +30,35 @@ def page_head() -> str:
 
 
 def build_studio(ctx: AppContext, routes: dict | None = None) -> tuple[gr.Blocks, Events]:
-    """The studio and its events. Each event function declares where it is registered (Events.on) the roles
-    that may call it, checked on the server: Browse, Runs and the Annotation tabs need a signed-in account
-    (they check finer roles inside), Compare and Leaderboard show everyone's responses and need a reviewer or
-    admin. The local single user (no accounts, loopback) passes every check. `routes`, when given, receives
-    the Session tab's hot functions that the host also serves as plain JSON routes."""
+    """The studio and its events: a one-line header with the sign-in (every tab), then the tabs. Who may call
+    each event function, and use each tab, is the role table's (ibench_ui.role_table), checked on the server;
+    a tab the caller's role may not use says who it is for. The local single user (no accounts, loopback)
+    passes every check. `routes`, when given, receives the Session tab's hot functions that the host also
+    serves as plain JSON routes."""
     with gr.Blocks(title="ibench-ui") as demo:
-        gr.Markdown("# ibench-ui — real-time interaction benchmarks")
-        # the page's annotation sign-in, shared by tabs that show staff-only data
-        events = Events(ctx, gr.State(""))
+        events = Events(ctx, gr.State(""))  # the page's sign-in counter, shared by tabs that show staff-only data
+        signed_in = build_header(ctx, events, demo)
+        notices = TabNotices(ctx)
         with gr.Tabs() as tabs:
-            with gr.Tab("Browse", id="browse"):
+            with gr.Tab("Browse", id="browse"), events.tab("browse"):
+                notices.add("browse")
                 build_browse(ctx, events, demo)
-            with gr.Tab("Session", id="session"):
+            with gr.Tab("Session", id="session"), events.tab("session"):
+                notices.add("session")
                 build_session(ctx, routes=routes)  # server functions: checked inside (study links have their own app)
-            with gr.Tab("Runs", id="runs"):
+            with gr.Tab("Runs", id="runs"), events.tab("runs"):
+                notices.add("runs")
                 build_runs(ctx, events)
-            with gr.Tab("Compare", id="compare"):
+            with gr.Tab("Compare", id="compare"), events.tab("compare"):
+                notices.add("compare")
                 open_compare = build_compare(ctx, events, demo, tabs)  # ?view=compare&benchmark=..&responders=..
-            with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab:
+            with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab, events.tab("leaderboard"):
+                notices.add("leaderboard")
                 build_leaderboard(ctx, events, leaderboard_tab, open_compare)  # a clicked score opens Compare
-            build_annotation_tabs(ctx, events, demo)  # Annotation: sign-in, Verify, Review, Agreement, Users
+            build_annotation_tabs(ctx, events, signed_in, notices)  # Annotation: Verify, Review, Agreement, Users
+        notices.wire(events, demo)
         # a studio link with ?session=... opens the Session tab directly
-        events.on(demo.load, _initial_tab, None, tabs, roles=PUBLIC, api_visibility="private", show_progress="hidden")
+        events.on(demo.load, _initial_tab, None, tabs, api_visibility="private", show_progress="hidden")
     events.assert_complete(demo)
     return demo, events
 

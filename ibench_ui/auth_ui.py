@@ -1,4 +1,4 @@
-"""The Annotation tab: a sign-in box above the Verify, Review, Agreement and Users sub-tabs.
+"""The page header's sign-in (on every tab) and the Annotation tab: Verify, Review, Agreement and Users.
 
 The form posts to `/auth/signin` from static/signin.js, which sets an HttpOnly cookie (ibench_ui.auth_routes);
 the page never holds a token. Every handler resolves the cookie on the server (ibench_ui.guard), so calling an
@@ -14,44 +14,46 @@ import gradio as gr
 from annotation import auth
 from ibench_ui.auth_routes import caller_id
 from ibench_ui.context import AppContext
-from ibench_ui.guard import PUBLIC, SIGNED_IN, Events
-from ibench_ui.handlers import error_html, ok_html, reports_to
+from ibench_ui.guard import Events
+from ibench_ui.handlers import ok_html, reports_to
 from ibench_ui.render import esc, table_html
 from ibench_ui.review import build_review
+from ibench_ui.tab_access import TabNotices
 from ibench_ui.verify import build_agreement, build_verify
 
+NOT_SIGNED_IN = "Not signed in."  # what to do is each tab's line (ibench_ui.tab_access), the header stays one line
 
-def status_html(ctx: AppContext, request, nobody: str = "Not signed in.") -> str:
-    """The sign-in status line for the request's cookie (data-user and data-role for scripts and tests)."""
-    u = ctx.local_user() or auth.user_for(ctx.store, caller_id(request))
+
+def status_html(ctx: AppContext, request, nobody: str = NOT_SIGNED_IN) -> str:
+    """The header's status line for the request's cookie (data-user and data-role for scripts, styles and tests;
+    the styles hide the form while it names a user, and the Sign out button unless it names an account)."""
+    local = ctx.local_user()
+    u = local or auth.user_for(ctx.store, caller_id(request))
     if u is None:
         return f'<div id="signin-status">{esc(nobody)}</div>'
-    return (f'<div id="signin-status" data-user="{esc(u.name)}" data-role="{esc(u.role)}">Signed in as '
-            f'<b>{esc(u.name)}</b> ({esc(u.role)}).</div>')
+    said = "Working on this machine as" if local is not None else "Signed in as"
+    mark = ' data-local="1"' if local is not None else ""
+    return (f'<div id="signin-status" data-user="{esc(u.name)}" data-role="{esc(u.role)}"{mark}>{said} '
+            f'<b>{esc(u.name)}</b> ({esc(u.role)})<span class="ib-signout-sep"> ·</span></div>')
 
 
-def build_annotation_tabs(ctx: AppContext, events: Events, demo: gr.Blocks) -> None:
-    """Lay out the Annotation tab (sign-in + sub-tabs) inside the current Tabs context; `events.token` is the
-    sign-in counter State, shared with other tabs that show staff-only data."""
-    token = events.token
-    with gr.Tab("Annotation", id="annotation", elem_id="tab-annotation"):
-        with gr.Row(elem_id="signin-box"):
-            gr.Textbox(label="User", elem_id="signin-name", scale=2, interactive=True)  # read by signin.js
-            password = gr.Textbox(label="Password", type="password", elem_id="signin-password", scale=2,
-                                  interactive=True)
-            gr.Button("Sign in", variant="primary", elem_id="signin-button", scale=1)  # static/signin.js
-            gr.Button("Sign out", elem_id="signout-button", scale=1)                  # static/signin.js
+def build_header(ctx: AppContext, events: Events, demo: gr.Blocks):
+    """The page header above the tabs, one line: the title and the sign-in form, or once signed in "Signed in as
+    NAME (role) · Sign out". Returns the dependency that runs after each sign-in or sign-out (chain redraws on
+    its `.then`); `events.token` changes then too."""
+    with gr.Row(elem_id="ib-header", equal_height=True):
+        gr.HTML('<div id="ib-title"><b>ibench-ui</b> <span>real-time interaction benchmarks</span></div>',
+                elem_id="ib-title-box", js_on_load=None)
+        with gr.Row(elem_id="signin-box", equal_height=True):
+            gr.Textbox(show_label=False, placeholder="User", elem_id="signin-name", container=False,
+                       interactive=True, min_width=110)  # read by signin.js
+            password = gr.Textbox(show_label=False, placeholder="Password", type="password",
+                                  elem_id="signin-password", container=False, interactive=True, min_width=110)
+            gr.Button("Sign in", variant="primary", size="sm", elem_id="signin-button", min_width=70)
+            who = gr.HTML(f'<div id="signin-status">{esc(NOT_SIGNED_IN)}</div>', elem_id="signin-status-box",
+                          js_on_load=None)
+            gr.Button("Sign out", size="sm", elem_id="signout-button", min_width=70)  # static/signin.js
             refresh = gr.Button("Signed in", elem_id="signin-refresh", elem_classes=["ib-hidden"])
-        who = gr.HTML('<div id="signin-status">Not signed in.</div>', elem_id="signin-status-box", js_on_load=None)
-        with gr.Tabs():
-            with gr.Tab("Verify", id="verify", elem_id="tab-verify"):
-                refresh_verify = build_verify(ctx, events)
-            with gr.Tab("Review", id="review", elem_id="tab-review"):
-                refresh_review = build_review(ctx, events)
-            with gr.Tab("Agreement", id="agreement", elem_id="tab-agreement"):
-                build_agreement(ctx, events)
-            with gr.Tab("Users", id="users", elem_id="tab-users"):
-                build_users(ctx, events)
 
     def signed_in(request: gr.Request):
         """After the script's sign-in or sign-out: a new counter (tabs redraw), the status, an empty password."""
@@ -60,10 +62,32 @@ def build_annotation_tabs(ctx: AppContext, events: Events, demo: gr.Blocks) -> N
     def signin_status(request: gr.Request):
         return status_html(ctx, request)
 
-    ev = events.on(refresh.click, signed_in, None, [token, who, password], roles=PUBLIC, api_visibility="private")
-    events.on(demo.load, signin_status, None, who, roles=PUBLIC, api_visibility="private", show_progress="hidden")
-    for refresh_on in (refresh_verify, refresh_review):  # a sign-in fills both queues
-        refresh_on(ev.then)
+    ev = events.on(refresh.click, signed_in, None, [events.token, who, password], api_visibility="private")
+    events.on(demo.load, signin_status, None, who, api_visibility="private", show_progress="hidden")
+    return ev
+
+
+def build_annotation_tabs(ctx: AppContext, events: Events, signed_in, notices: TabNotices) -> None:
+    """Lay out the Annotation tab (the Verify, Review, Agreement and Users sub-tabs, each with its line saying
+    who it is for) inside the current Tabs context; `signed_in` is build_header's dependency (a sign-in fills
+    the Verify and Review queues)."""
+    with gr.Tab("Annotation", id="annotation", elem_id="tab-annotation"):
+        with gr.Tabs():
+            with gr.Tab("Verify", id="verify", elem_id="tab-verify"), events.tab("verify"):
+                notices.add("verify")
+                refresh_verify = build_verify(ctx, events)
+            with gr.Tab("Review", id="review", elem_id="tab-review"), events.tab("review"):
+                notices.add("review")
+                refresh_review = build_review(ctx, events)
+            with gr.Tab("Agreement", id="agreement", elem_id="tab-agreement"), events.tab("agreement"):
+                notices.add("agreement")
+                build_agreement(ctx, events)
+            with gr.Tab("Users", id="users", elem_id="tab-users"), events.tab("users"):
+                notices.add("users")
+                build_users(ctx, events)
+    for tab_id, refresh_on in (("verify", refresh_verify), ("review", refresh_review)):  # a sign-in fills both queues
+        with events.tab(tab_id):
+            refresh_on(signed_in.then)
 
 
 def build_users(ctx: AppContext, events: Events) -> None:
@@ -93,6 +117,6 @@ def build_users(ctx: AppContext, events: Events) -> None:
         return {listing: users_table(), msg: ""}
 
     # open to every account like the other sub-tabs: the admin check above answers in the tab
-    events.on(add.click, on_add, [events.token, uname, role, pw], [listing, pw, msg], roles=SIGNED_IN,
+    events.on(add.click, on_add, [events.token, uname, role, pw], [listing, pw, msg],
               api_name="users_add")
-    events.on(show.click, on_show, [events.token], [listing, msg], roles=SIGNED_IN, api_name="users_list")
+    events.on(show.click, on_show, [events.token], [listing, msg], api_name="users_list")

@@ -6,7 +6,7 @@ from typing import Optional
 import gradio as gr
 
 from ibench_ui.context import AppContext, find_item
-from ibench_ui.guard import SIGNED_IN, Events
+from ibench_ui.guard import Events
 from ibench_ui.render import esc, item_details_html, video_html
 from ibench_ui.static_route import script_tags
 
@@ -33,7 +33,11 @@ def _details_html(ctx: AppContext, token: str, item) -> str:
         return item_details_html(item)
     return (f'<div class="ib-request"><b>Request</b>: {esc(item.request.text)}</div>'
             '<p id="targets-hidden">Target times are hidden while annotation accounts exist: sign in as a reviewer '
-            'or admin (Annotation tab) to see them.</p>')
+            'or admin (at the top of the page) to see them.</p>')
+
+
+# what the player says before the page load fills it (a visitor who did not sign in keeps reading it)
+NO_ITEM_YET = '<div class="ib-novideo" id="stream-video-empty">Sign in at the top of the page to browse the items.</div>'
 
 
 def build_browse(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = None) -> None:
@@ -54,7 +58,7 @@ def build_browse(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = No
                            interactive=unlocked)
     with gr.Row():
         with gr.Column(scale=3):
-            player = gr.HTML(video_html(None), elem_id="browse-player", head=script_tags(["browse.js"]),
+            player = gr.HTML(NO_ITEM_YET, elem_id="browse-player", head=script_tags(["browse.js"]),
                              js_on_load="ibBrowse.mount()")
         with gr.Column(scale=2):
             details = gr.HTML("", elem_id="browse-details", js_on_load=None)
@@ -78,12 +82,12 @@ def build_browse(ctx: AppContext, events: Events, demo: Optional[gr.Blocks] = No
         return {**on_item(b, item_id, tok), problems: _problems_html(ctx, b), bench: gr.update(interactive=True),
                 item: gr.update(interactive=True)}
 
-    events.on(bench.change, on_bench, [bench, token], [item, player, details, problems], roles=SIGNED_IN)
-    events.on(item.change, on_item, [bench, item, token], [player, details], roles=SIGNED_IN)
+    events.on(bench.change, on_bench, [bench, token], [item, player, details, problems])
+    events.on(item.change, on_item, [bench, item, token], [player, details])
     if demo is not None:
         for trigger in (demo.load, token.change):  # a sign-in redraws (and unlocks) what the load may have refused
             events.on(trigger, on_load, [bench, item, token], [player, details, problems, bench, item],
-                      roles=SIGNED_IN, api_visibility="private", show_progress="hidden")
+                      api_visibility="private", show_progress="hidden")
 
 
 def _problems_html(ctx: AppContext, benchmark: str) -> str:

@@ -14,7 +14,6 @@ from urllib.parse import parse_qsl
 
 import gradio as gr
 
-from annotation.auth import STAFF
 from ibench_ui.compare_service import CompareService, Selection, View
 from ibench_ui.context import AppContext
 from ibench_ui.downloads import download_html
@@ -147,14 +146,14 @@ def _wire_choices(events: Events, svc: CompareService, ui) -> None:
     chosen = [ui.token, ui.bench, ui.item, ui.who]
     shown = [ui.player, ui.plot, ui.lanes]
     filled = [ui.item, ui.who, ui.study, *shown]
-    events.on(ui.bench.input, on_bench, [ui.token, ui.bench], filled, roles=STAFF)
-    events.on(ui.item.input, on_item, [ui.token, ui.bench, ui.item, ui.study], [ui.who, *shown], roles=STAFF)
-    events.on(ui.who.input, on_who, chosen, shown, roles=STAFF)
-    events.on(ui.study.input, on_study, [ui.token, ui.bench, ui.item, ui.study], filled, roles=STAFF)
-    events.on(ui.refresh.click, on_refresh, chosen + [ui.study], filled, roles=STAFF)
+    events.on(ui.bench.input, on_bench, [ui.token, ui.bench], filled)
+    events.on(ui.item.input, on_item, [ui.token, ui.bench, ui.item, ui.study], [ui.who, *shown])
+    events.on(ui.who.input, on_who, chosen, shown)
+    events.on(ui.study.input, on_study, [ui.token, ui.bench, ui.item, ui.study], filled)
+    events.on(ui.refresh.click, on_refresh, chosen + [ui.study], filled)
     # a lambda, as it always was: its event's api_name is "lambda", its parameters b, i, k
     events.on(ui.export.click, raises_shown(lambda tok, b, i, k: _links(svc.export(tok, b, i, k))), chosen,
-              [ui.files], roles=STAFF)
+              [ui.files])
 
 
 def _links(files: list[str]) -> str:
@@ -171,7 +170,7 @@ def _wire_in_page(events: Events, svc: CompareService, ui, box: gr.Textbox) -> N
 
     outs = [ui.bench, ui.item, ui.who, ui.study, ui.player, ui.plot, ui.lanes]
     events.on(box.change, on_open, [ui.token, box], outs + ([ui.tabs] if ui.tabs is not None else []),
-              roles=STAFF, api_visibility="private", show_progress="hidden")
+              api_visibility="private", show_progress="hidden")
 
 
 def _wire_opening(events: Events, svc: CompareService, ui, demo: gr.Blocks) -> None:
@@ -191,7 +190,7 @@ def _wire_opening(events: Events, svc: CompareService, ui, demo: gr.Blocks) -> N
         return {ui.bench: gr.update(interactive=True), **_selected(svc, ui, tok, b, sel, study)}
 
     shown = [ui.bench, ui.item, ui.who, ui.study, ui.player, ui.plot, ui.lanes]
-    events.on(demo.load, on_load, [ui.token], shown + ([ui.tabs] if ui.tabs is not None else []), roles=STAFF,
+    events.on(demo.load, on_load, [ui.token], shown + ([ui.tabs] if ui.tabs is not None else []),
               api_visibility="private", show_progress="hidden")
-    events.on(ui.token.change, on_sign_in, [ui.token, ui.bench, ui.item, ui.who, ui.study], shown, roles=STAFF,
+    events.on(ui.token.change, on_sign_in, [ui.token, ui.bench, ui.item, ui.who, ui.study], shown,
               api_visibility="private", show_progress="hidden")

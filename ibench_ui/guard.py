@@ -1,38 +1,64 @@
-"""Server-side role checks, declared where each event of the staff studio is defined.
+"""Server-side role checks for the staff studio, read from the role table (ibench_ui.role_table).
 
-Every event function is registered with `Events.on(trigger, fn, inputs, outputs, roles=...)`: before `fn`
-runs, the caller is resolved on the server (the local single user, or the account of the sign-in cookie the
-request carries, ibench_ui.auth_routes) and refused unless their role is declared. A handler that lists
+Every event function is registered with `Events.on(trigger, fn, inputs, outputs)` inside `events.tab(tab_id)`
+(the page header and load outside any): its roles are the table's entry for (tab, function name), and a
+function the table lacks fails the build. Before `fn` runs, the caller is resolved on the server (the local
+single user, or the account of the sign-in cookie the request carries, ibench_ui.auth_routes) and refused
+unless their role is listed (`refusal`, which the Session tab's server functions use too). A handler that lists
 `events.token` among its inputs receives the cookie's session id there: the State itself only ever holds a
 sign-in counter (it changes on each sign-in and sign-out, so tabs redraw), never a secret.
 Handlers still do their own finer checks (the Review and Verify services do); this layer makes a
 forgotten check fail closed, and keeps anonymous visitors to a shared studio from calling anything but
-sign-in. `Events.assert_complete` fails the build if any event function was registered around `on`."""
+the sign-in status, the tabs' "who is this for" lines and the opening tab. `Events.assert_complete` fails the build if any event function was registered around `on`."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import typing
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Iterator, Optional, Sequence
 
 import gradio as gr
 
 from annotation import auth
+from ibench_ui import role_table
 from ibench_ui.auth_routes import caller_id
 from ibench_ui.context import AppContext
+from ibench_ui.role_table import ANONYMOUS
 
-ANONYMOUS_OK = {"signed_in", "signin_status", "_initial_tab"}  # handler names anyone may call
-PUBLIC = "anyone, signed in or not"  # roles=PUBLIC: for the functions named in ANONYMOUS_OK only
-SIGNED_IN = auth.ANYONE  # every account's role
+PAGE = "page"  # where the header's and the page load's events are registered (outside every tab)
 QUIET_EVENTS = {"load", "select", "tick"}  # refused silently (the page shows nothing), not with an error
-Roles = Union[tuple[str, ...], str]
+Roles = tuple[str, ...]
+
+
+def check_roles(where: str, roles: Roles) -> None:
+    """Fail on a table entry that is not a tuple (`("admin")` is a string), names no role or an unknown role,
+    or anonymous without every account (anonymous means "anyone": a table cannot let in visitors who did not
+    sign in while refusing some who did)."""
+    if not isinstance(roles, tuple) or not roles or not set(roles) <= {ANONYMOUS, *auth.ROLES}:
+        raise ValueError(f"role table: {where}: roles {roles!r} must be some of {ANONYMOUS!r}, {auth.ROLES}")
+    if ANONYMOUS in roles and not set(auth.ROLES) <= set(roles):
+        raise ValueError(f"role table: {where}: {ANONYMOUS!r} is allowed only together with every account role")
+
+
+def refusal(ctx: AppContext, token, roles: Roles) -> Optional[str]:
+    """Why the holder of sign-in session id `token` may not act as one of `roles` (None when they may):
+    anyone when the roles include anonymous, else the local single user or an account of one of the roles."""
+    if ANONYMOUS in roles:
+        return None
+    try:
+        ctx.require(token, roles)  # a token that is not a live id's string is no caller (annotation.auth)
+    except PermissionError as exc:
+        return str(exc)
+    return None
 
 
 @dataclass
 class Event:
-    """One registered event function: who may call it, whether a refusal is silent, the function itself,
-    and what Gradio was given: the checked wrapper that calls `fn` and its inputs."""
+    """One registered event function: where (tab id) and who may call it, whether a refusal is silent, the
+    function itself, and what Gradio was given: the checked wrapper that calls `fn` and its inputs."""
+    where: str
     name: str
     roles: Roles
     quiet: bool
@@ -43,41 +69,50 @@ class Event:
 
 
 class Events:
-    """Registers the studio's event functions, each behind the role check its definition declares."""
+    """Registers the studio's event functions, each behind the role check of its role-table entry."""
 
-    def __init__(self, ctx: AppContext, token: gr.State):
+    def __init__(self, ctx: AppContext, token: gr.State, table: Optional[dict] = None):
         self.ctx, self.token = ctx, token  # token: the sign-in counter State shared by the tabs (see above)
+        self.table: dict[tuple[str, str], Roles] = role_table.EVENTS if table is None else table
+        for key, roles in self.table.items():
+            check_roles("/".join(key), roles)
+        self.where = PAGE
         self.registered: list[Event] = []
 
-    def on(self, trigger: Callable, fn: Callable, inputs=None, outputs=None, *, roles: Roles, **kw):
-        """Register `fn` on `trigger` (`button.click`, `demo.load`, `dep.then`, ...) so that only `roles`
-        (or the local user; anyone for PUBLIC) may run it; other keywords go to the trigger. A refusal of a
-        page load, tick, tab select or State change is silent (gr.skip()); any other is a gr.Error."""
+    @contextlib.contextmanager
+    def tab(self, tab_id: str) -> Iterator[None]:
+        """Events registered inside are looked up in the table under `tab_id`."""
+        outer, self.where = self.where, tab_id
+        try:
+            yield
+        finally:
+            self.where = outer
+
+    def on(self, trigger: Callable, fn: Callable, inputs=None, outputs=None, **kw):
+        """Register `fn` on `trigger` (`button.click`, `demo.load`, `dep.then`, ...) so that only the roles of
+        its table entry (or the local user) may run it; other keywords go to the trigger. A refusal of a page
+        load, tick, tab select or State change is silent (gr.skip()); any other is a gr.Error."""
         name = getattr(fn, "__name__", "")
-        if (roles == PUBLIC) != (name in ANONYMOUS_OK) or roles != PUBLIC and not set(roles) <= set(auth.ROLES):
-            raise ValueError(f"{name}: roles must be PUBLIC exactly for {sorted(ANONYMOUS_OK)}, else account roles")
+        roles = self.table.get((self.where, name))
+        if roles is None:
+            raise LookupError(f"{self.where}/{name}: not in the role table (ibench_ui/role_table.py EVENTS); "
+                              "add who may call it there")
         if inspect.iscoroutinefunction(fn) or inspect.isgeneratorfunction(fn):
             raise TypeError(f"{name}: the role check wraps plain functions only")
         source = getattr(trigger, "__self__", None)
         quiet = getattr(trigger, "event_name", "then") in QUIET_EVENTS or isinstance(source, gr.State)
         inputs = [] if inputs is None else list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         at = next((i for i, x in enumerate(inputs) if x is self.token), None)  # fn takes the caller's id there
-        event = Event(name, roles, quiet, fn, inputs=inputs)
+        event = Event(self.where, name, roles, quiet, fn, inputs=inputs)
         event.checked = self._checked(event, at)
         dep = trigger(event.checked, event.inputs, outputs, **kw)
         event.dependency_id = dep["id"]
         self.registered.append(event)
         return dep
 
-    def refusal(self, event: Event, token) -> Optional[str]:
-        """Why the holder of `token` may not run `event` (None when they may)."""
-        if event.roles == PUBLIC:
-            return None
-        try:
-            self.ctx.require(token if isinstance(token, str) else None, event.roles)
-        except PermissionError as exc:
-            return str(exc)
-        return None
+    def unregistered(self) -> list[tuple[str, str]]:
+        """Table entries no event was registered for (a stale or misplaced entry)."""
+        return sorted(set(self.table) - {(e.where, e.name) for e in self.registered})
 
     def assert_complete(self, demo: gr.Blocks) -> None:
         """Fail the build when an event function of `demo` was registered without a declared role."""
@@ -93,7 +128,7 @@ class Events:
         one. Gradio sees the fn's signature plus that request parameter."""
         def checked(ib_request, *args):
             caller = caller_id(ib_request)
-            why = self.refusal(event, caller)
+            why = refusal(self.ctx, caller, event.roles)
             if why is not None:
                 if event.quiet:
                     return gr.skip()

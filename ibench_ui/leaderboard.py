@@ -12,7 +12,6 @@ from typing import Callable, Optional
 
 import gradio as gr
 
-from annotation.auth import STAFF
 from ibench_ui.context import AppContext
 from ibench_ui.downloads import download_html
 from ibench_ui.guard import Events
@@ -150,11 +149,11 @@ def build_leaderboard(ctx: AppContext, events: Events, tab=None,
         return download_html([z], "Report", remove=z.parent)
 
     inputs = [resamples, seed, min_n, ci, study]
-    events.on(refresh.click, on_refresh, inputs, [board, study, tables_md], roles=STAFF)
-    events.on(study.input, on_refresh, inputs, [board, study, tables_md], roles=STAFF)
-    events.on(report_btn.click, on_report, inputs, [report_file], roles=STAFF)
+    events.on(refresh.click, on_refresh, inputs, [board, study, tables_md])
+    events.on(study.input, on_refresh, inputs, [board, study, tables_md])
+    events.on(report_btn.click, on_report, inputs, [report_file])
     if tab is not None:
-        events.on(tab.select, on_refresh, inputs, [board, study, tables_md], roles=STAFF)
+        events.on(tab.select, on_refresh, inputs, [board, study, tables_md])
 
 
 def study_choices(ctx: AppContext) -> list[tuple[str, str]]:

@@ -15,7 +15,7 @@ import gradio as gr
 from annotation import interchange, review, verification
 from annotation.model import Item
 from ibench_ui.context import AppContext
-from ibench_ui.guard import SIGNED_IN, Events  # every account: the service answers non-staff in the tab
+from ibench_ui.guard import Events
 from ibench_ui.handlers import IN_ORDER, ok_html, reports_to
 from ibench_ui.render import esc, fmt_time, item_details_html, table_html, video_html
 from ibench_ui.review_service import STATUS_FILTERS, ReviewItem, ReviewService, export_root
@@ -249,14 +249,14 @@ def _wire_queue(events: Events, svc: ReviewService, ui) -> Callable[[Callable], 
     outputs = [ui.queue, ui.item, ui.annot_f, ui.msg, ui.adj_queue, ui.dispute, ui.progress]
 
     def refresh_on(trigger, **kw):
-        events.on(trigger, on_refresh, inputs, outputs, roles=SIGNED_IN, **IN_ORDER["review"], **kw)
+        events.on(trigger, on_refresh, inputs, outputs, **IN_ORDER["review"], **kw)
 
     refresh_on(ui.refresh.click, api_name="review_queue", api_visibility="public")
     for trigger in (ui.bench.change, ui.status_f.change, ui.annot_f.change):
         refresh_on(trigger, api_name=None, api_visibility="private")
-    events.on(ui.pick.change, on_pick, [ui.token, ui.bench, ui.pick], [ui.item, ui.msg], roles=SIGNED_IN,
+    events.on(ui.pick.change, on_pick, [ui.token, ui.bench, ui.pick], [ui.item, ui.msg],
               api_visibility="private")
-    events.on(ui.nxt.click, on_next, [*inputs, ui.item], [ui.item, ui.msg], roles=SIGNED_IN, api_name="review_next")
+    events.on(ui.nxt.click, on_next, [*inputs, ui.item], [ui.item, ui.msg], api_name="review_next")
     return lambda trigger: refresh_on(trigger, api_visibility="private")
 
 
@@ -317,22 +317,22 @@ def _wire_edits(events: Events, svc: ReviewService, ui) -> None:
 
     at = [ui.token, ui.bench, ui.item]
     changed = [ui.timeline, ui.details, ui.hist, ui.trail, ui.undo_pick]
-    events.on(ui.item.change, on_item, at, [ui.player, *changed, ui.field, ui.current, ui.msg], roles=SIGNED_IN,
+    events.on(ui.item.change, on_item, at, [ui.player, *changed, ui.field, ui.current, ui.msg],
               api_name="review_item")
-    events.on(ui.field.input, on_field, [*at, ui.field], [ui.current, ui.msg], roles=SIGNED_IN,
+    events.on(ui.field.input, on_field, [*at, ui.field], [ui.current, ui.msg],
               api_name="review_field")
     ui.use_time.click(None, None, [ui.value], js=f"() => window.ibTimeline.useTime('{VIDEO_ID}')")
     ui.adj_time.click(None, None, [ui.decision], js=f"() => window.ibTimeline.useTime('{VIDEO_ID}')")
     ui.drag_apply.click(None, None, [ui.drag],
                         js=f"() => window.ibTimeline.take('{VIDEO_ID}', 'drag')")
-    events.on(ui.drag.change, on_drag, [*at, ui.drag], [ui.field, ui.current, ui.value, ui.msg], roles=SIGNED_IN,
+    events.on(ui.drag.change, on_drag, [*at, ui.drag], [ui.field, ui.current, ui.value, ui.msg],
               api_visibility="private")
     events.on(ui.save.click, on_save, [*at, ui.field, ui.value, ui.reason],
-              [*changed, ui.current, ui.value, ui.reason, ui.msg], roles=SIGNED_IN, api_name="review_edit")
+              [*changed, ui.current, ui.value, ui.reason, ui.msg], api_name="review_edit")
     events.on(ui.undo.click, on_undo, [*at, ui.undo_pick, ui.reason], [*changed, ui.reason, ui.msg],
-              roles=SIGNED_IN, api_name="review_undo")
+              api_name="review_undo")
     events.on(ui.set_status.click, on_status, [*at, ui.status, ui.comment], [ui.details, ui.hist, ui.comment, ui.msg],
-              roles=SIGNED_IN, api_name="review_status")
+              api_name="review_status")
 
 
 def _wire_adjudication(events: Events, svc: ReviewService, ui) -> None:
@@ -368,10 +368,10 @@ def _wire_adjudication(events: Events, svc: ReviewService, ui) -> None:
 
     decided = [ui.adj_queue, ui.dispute, ui.decision, ui.adj_reason, ui.trail, ui.progress, ui.msg]
     events.on(ui.adj_pick.change, on_adj_pick, [ui.token, ui.bench, ui.adj_pick],
-              [ui.adj_queue, ui.dispute, ui.item, ui.msg], roles=SIGNED_IN, api_visibility="private")
+              [ui.adj_queue, ui.dispute, ui.item, ui.msg], api_visibility="private")
     events.on(ui.resolve.click, on_resolve, [ui.token, ui.bench, ui.dispute, ui.decision, ui.adj_reason], decided,
-              roles=SIGNED_IN, api_name="review_adjudicate")
+              api_name="review_adjudicate")
     events.on(ui.reopen.click, on_reopen, [ui.token, ui.bench, ui.dispute, ui.adj_reason], decided,
-              roles=SIGNED_IN, api_name="review_reopen")
+              api_name="review_reopen")
     events.on(ui.do_export.click, on_export, [ui.token, ui.bench, ui.fmt, ui.out_name, ui.verified_only],
-              [ui.export_msg], roles=SIGNED_IN, api_name="review_export")
+              [ui.export_msg], api_name="review_export")

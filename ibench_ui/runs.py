@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import gradio as gr
 
 from ibench_ui.context import AppContext
-from ibench_ui.guard import SIGNED_IN, Events
+from ibench_ui.guard import Events
 from ibench_ui.handlers import raises_shown
 from ibench_ui.render import esc
 from ibench_ui.run_inspect import FILTERS
@@ -134,11 +134,11 @@ def _wire_runs(events: Events, svc: RunsService, ui) -> None:
                 ui.d_filter: gr.Dropdown(choices=verdicts, value="all")}
 
     events.on(ui.start.click, on_start, [ui.token, ui.bench, ui.model, ui.protocol, ui.limit, ui.conc, ui.judge],
-              [ui.status, ui.run_id, ui.table], roles=SIGNED_IN)
-    events.on(ui.cancel.click, on_cancel, [ui.token, ui.run_id], [ui.status, ui.table], roles=SIGNED_IN)
-    events.on(ui.show.click, on_show, [ui.token, ui.run_id], [ui.report], roles=SIGNED_IN)
+              [ui.status, ui.run_id, ui.table])
+    events.on(ui.cancel.click, on_cancel, [ui.token, ui.run_id], [ui.status, ui.table])
+    events.on(ui.show.click, on_show, [ui.token, ui.run_id], [ui.report])
     events.on(ui.open.change, on_open, [ui.token, ui.open], [ui.run_id, ui.report, ui.d_run, ui.d_item, ui.d_filter],
-              roles=SIGNED_IN, api_visibility="private", show_progress="hidden")
+              api_visibility="private", show_progress="hidden")
 
 
 def _wire_drill(events: Events, svc: RunsService, ui) -> None:
@@ -159,12 +159,11 @@ def _wire_drill(events: Events, svc: RunsService, ui) -> None:
         shown = svc.drill(tok, rid, iid, flt, other)
         return '<p id="drill-error">Choose a run and an item.</p>' if shown is None else shown
 
-    events.on(ui.d_run.focus, on_runs_focus, [ui.token], [ui.d_run, ui.d_other], roles=SIGNED_IN,
+    events.on(ui.d_run.focus, on_runs_focus, [ui.token], [ui.d_run, ui.d_other],
               show_progress="hidden")
-    events.on(ui.d_run.change, on_run, [ui.token, ui.d_run], [ui.d_item, ui.d_filter], roles=SIGNED_IN,
+    events.on(ui.d_run.change, on_run, [ui.token, ui.d_run], [ui.d_item, ui.d_filter],
               show_progress="hidden")
-    events.on(ui.d_show.click, on_drill, [ui.token, ui.d_run, ui.d_item, ui.d_filter, ui.d_other], [ui.drill],
-              roles=SIGNED_IN)
+    events.on(ui.d_show.click, on_drill, [ui.token, ui.d_run, ui.d_item, ui.d_filter, ui.d_other], [ui.drill])
 
 
 def _wire_table(events: Events, svc: RunsService, ui) -> None:
@@ -177,5 +176,5 @@ def _wire_table(events: Events, svc: RunsService, ui) -> None:
             html = ""
         return (gr.skip(), gr.skip()) if html == shown else (html, html)
 
-    events.on(ui.timer.tick, on_tick, [ui.token, ui.shown], [ui.table, ui.shown], roles=SIGNED_IN,
+    events.on(ui.timer.tick, on_tick, [ui.token, ui.shown], [ui.table, ui.shown],
               show_progress="hidden")

@@ -12,10 +12,9 @@ from typing import Optional
 from annotation import auth
 from annotation.store import Store
 from ibench_ui.context import AppContext
+from ibench_ui.role_table import RUN as RUN_ROLES, RUN_VIEW as VIEW_ROLES  # who starts, who watches (the role table)
 from ibench_ui.run_inspect import FILTERS, drill_html, run_label
 
-RUN_ROLES = ("admin",)            # starting or cancelling a run loads and runs a model: an admin action
-VIEW_ROLES = ("admin", "reviewer")
 MAX_CONCURRENCY = 16
 
 

@@ -1113,7 +1113,6 @@ def session_markup(ctx: AppContext, participant: bool = False) -> str:
 </div>"""
 
 
-STUDIO_SESSION_ROLES = ("admin", "reviewer", "annotator")
 # the page's server functions (static/session_transport.js calls them by these names) besides wait_model
 SESSION_FUNCTIONS = ("open_session", "item_sets", "respond", "speak", "correct", "finish_item", "asr_status",
                      "clock", "model_stop", "study_step", "calibrate", "model_check", "hear")
@@ -1143,31 +1142,34 @@ def owns(ctx: AppContext, user: Any, session_id: Any) -> bool:
         return True  # the service answers "no session" itself
     st = s.settings or {}
     return st.get("owner") == user.name and (user.is_staff or st.get("show_results") is False)
-MODEL_ROLES = ("admin",)  # a live model in a session runs a model: an admin action
-NOT_SIGNED_IN = ("Sign in on the Annotation tab to use the Session tab; participants use their study link.")
+NOT_SIGNED_IN = ("Sign in at the top of the page to use the Session tab; participants use their study link.")
 
 
 def build_session(ctx: AppContext, service: Optional[SessionService] = None,
                   routes: Optional[dict] = None) -> SessionService:
     """Lay out the Session tab inside the current Blocks context; returns its service.
 
-    In the studio every call is checked on the server: the local single user, or the signed-in account of
-    the request's cookie; a session belongs to whoever opened it (admins reach all); opening a session with a
-    live model is an admin action. Study sessions are not reachable here (their link's app serves them). `routes`, when
-    given, receives the hot functions the host also serves as plain JSON routes (see ibench_ui.host)."""
+    In the studio every call is checked on the server against the role table (ibench_ui.role_table SESSION,
+    and ROUTES for POST /api/respond): the local single user, or the signed-in account of the request's cookie;
+    a session belongs to whoever opened it (admins reach all); opening one with a live model needs the
+    table's "open_session with a model". Study sessions are not reachable here (their link's app serves them).
+    `routes`, when given, receives the hot functions the host also serves as plain JSON routes (ibench_ui.host)."""
     import gradio as gr
+
+    from ibench_ui.role_table import ROUTES, SESSION
 
     svc = service or SessionService(ctx)
 
-    def gate(name: str, req: Any, request: Any) -> dict:
+    def gate(name: str, req: Any, request: Any, roles: Optional[tuple] = None) -> dict:
+        """Call `name` for the request's caller if one of `roles` (default: the table's entry for `name`)."""
         if not isinstance(req, dict):
             return {"ok": False, "error": "The request must be a JSON object."}
-        user = ctx.allowed(caller_id(request), STUDIO_SESSION_ROLES)
+        user = ctx.allowed(caller_id(request), SESSION[name] if roles is None else roles)
         if user is None:
             return {"ok": False, "error": NOT_SIGNED_IN}
         if name == "open_session" and not req.get("session_id"):
             if req.get("model") or req.get("who") not in (None, "", "human"):
-                if user.role not in MODEL_ROLES:
+                if user.role not in SESSION["open_session with a model"]:
                     return {"ok": False, "error": f"Only an admin may run a live model ({user.name} is {user.role})."}
             return svc.open_session(req, owner=user)
         if "session_id" in req and not owns(ctx, user, req.get("session_id")):
@@ -1175,13 +1177,14 @@ def build_session(ctx: AppContext, service: Optional[SessionService] = None,
         return getattr(svc, name)(req)
 
     fns = server_functions(SESSION_FUNCTIONS, gate)
-    if routes is not None:
-        routes["respond"] = next(f for f in fns if f.__name__ == "respond")
+    if routes is not None:  # the same respond, as the host's plain JSON route, with that route's roles
+        routes["respond"], = server_functions(["respond"],
+                                              lambda n, req, r: gate(n, req, r, ROUTES["POST /api/respond"]))
 
     async def wait_model(req, request: gr.Request):  # async: a waiting page holds no server thread
         if not isinstance(req, dict):
             return {"ok": False, "error": "The request must be a JSON object."}
-        if ctx.allowed(caller_id(request), STUDIO_SESSION_ROLES) is None:
+        if ctx.allowed(caller_id(request), SESSION["wait_model"]) is None:
             return {"ok": False, "error": NOT_SIGNED_IN}
         return await svc.wait_model(req)
 

@@ -16,7 +16,7 @@ import gradio as gr
 from annotation import agreement, verification
 from annotation.model import Item
 from ibench_ui.context import AppContext
-from ibench_ui.guard import SIGNED_IN, Events
+from ibench_ui.guard import Events
 from ibench_ui.handlers import IN_ORDER, ok_html, reports_to
 from ibench_ui.render import esc, fmt_time, table_html, video_html
 from ibench_ui.verify_service import Marked, VerifyService, Walk
@@ -296,25 +296,25 @@ def _wire_marks(events: Events, svc: VerifyService, ui) -> Callable[[Callable], 
 
     def refresh_on(trigger, **kw):
         events.on(trigger, on_refresh, [ui.token, ui.bench], [ui.item, ui.msg, ui.queue, ui.offset],
-                  roles=SIGNED_IN, api_visibility="private", **IN_ORDER["verify"], **kw)
+                  api_visibility="private", **IN_ORDER["verify"], **kw)
 
     at = [ui.token, ui.bench, ui.item]
     refresh_on(ui.bench.change)
     events.on(ui.item.change, on_item, [*at, ui.note], [ui.player, ui.bar, ui.req, ui.event, ui.reveal, ui.pstate,
                                                       ui.cur, ui.msg, ui.frames, ui.queue, ui.note],
-              roles=SIGNED_IN, api_name="verify_item")
-    events.on(ui.event.change, on_event, [*at, ui.event], [ui.reveal, ui.msg], roles=SIGNED_IN,
+                                                                api_name="verify_item")
+    events.on(ui.event.change, on_event, [*at, ui.event], [ui.reveal, ui.msg],
               api_name="verify_reveal")
     ui.use_time.click(None, None, [ui.mark, ui.capture], js=f"() => window.ibTimeline.useMark('{VIDEO_ID}', 'playhead')")
     ui.keymark.click(None, None, [ui.mark, ui.capture], js=f"() => window.ibTimeline.useMark('{VIDEO_ID}', 'key')")
     mark_out = [ui.reveal, ui.msg, ui.bar, ui.queue]
-    events.on(ui.submit.click, on_submit, [*at, ui.event, ui.mark, ui.unit, ui.capture], mark_out, roles=SIGNED_IN,
+    events.on(ui.submit.click, on_submit, [*at, ui.event, ui.mark, ui.unit, ui.capture], mark_out,
               api_name="verify_submit")
-    events.on(ui.withdraw.click, on_withdraw, [*at, ui.event], mark_out, roles=SIGNED_IN, api_name="verify_withdraw")
-    events.on(ui.nxt.click, on_next, [*at, ui.skip], [ui.item, ui.skip, ui.note, ui.msg], roles=SIGNED_IN,
+    events.on(ui.withdraw.click, on_withdraw, [*at, ui.event], mark_out, api_name="verify_withdraw")
+    events.on(ui.nxt.click, on_next, [*at, ui.skip], [ui.item, ui.skip, ui.note, ui.msg],
               api_name="verify_next")
-    events.on(ui.prev.click, on_prev, at, [ui.item, ui.skip, ui.msg], roles=SIGNED_IN, api_name="verify_prev")
-    events.on(ui.pick.change, on_pick, [ui.token, ui.bench, ui.pick], [ui.item, ui.msg], roles=SIGNED_IN,
+    events.on(ui.prev.click, on_prev, at, [ui.item, ui.skip, ui.msg], api_name="verify_prev")
+    events.on(ui.pick.change, on_pick, [ui.token, ui.bench, ui.pick], [ui.item, ui.msg],
               api_visibility="private")
     return refresh_on
 
@@ -335,10 +335,10 @@ def _wire_offset(events: Events, svc: VerifyService, ui) -> None:
         return {ui.offset: offset_html(off),
                 ui.msg: ok_html(f"{user.name}: calibrated; reaction-time offset {off:.3f} s (median of {n})")}
 
-    events.on(ui.off_set.click, on_offset, [ui.token, ui.off_in], [ui.offset, ui.msg], roles=SIGNED_IN,
+    events.on(ui.off_set.click, on_offset, [ui.token, ui.off_in], [ui.offset, ui.msg],
               api_name="verify_offset")
     ui.calib_apply.click(None, None, [ui.calib], js="() => window.ibTimeline.takeCalibration()")
-    events.on(ui.calib.change, on_calibrate, [ui.token, ui.calib], [ui.offset, ui.msg], roles=SIGNED_IN,
+    events.on(ui.calib.change, on_calibrate, [ui.token, ui.calib], [ui.offset, ui.msg],
               api_visibility="private")
 
 
@@ -369,11 +369,11 @@ def _wire_walk(events: Events, svc: VerifyService, ui) -> None:
 
     at = [ui.token, ui.bench, ui.item]
     outs = [ui.pstate, ui.frames, ui.cur, ui.bar, ui.msg]
-    events.on(ui.start.click, on_start, at, outs, roles=SIGNED_IN, api_name="prefix_start")
-    events.on(ui.clear.click, on_verdict(False), [*at, ui.cur], [*outs, ui.queue], roles=SIGNED_IN,
+    events.on(ui.start.click, on_start, at, outs, api_name="prefix_start")
+    events.on(ui.clear.click, on_verdict(False), [*at, ui.cur], [*outs, ui.queue],
               api_name="prefix_clear")
-    events.on(ui.hit.click, on_verdict(True), [*at, ui.cur], [*outs, ui.queue], roles=SIGNED_IN, api_name="prefix_hit")
-    events.on(ui.back.click, on_back, [*at, ui.cur], outs, roles=SIGNED_IN, api_name="prefix_back")
+    events.on(ui.hit.click, on_verdict(True), [*at, ui.cur], [*outs, ui.queue], api_name="prefix_hit")
+    events.on(ui.back.click, on_back, [*at, ui.cur], outs, api_name="prefix_back")
     ui.play.click(None, None, None, js=f"() => window.ibTimeline.playInterval('{VIDEO_ID}')")
 
 
@@ -455,4 +455,4 @@ def build_agreement(ctx: AppContext, events: Events) -> None:
     def on_go(tok, b):
         return {out: agreement_html(svc.agreement(tok, b)), msg: ""}
 
-    events.on(go.click, on_go, [events.token, bench], [out, msg], roles=SIGNED_IN, api_name="agreement")
+    events.on(go.click, on_go, [events.token, bench], [out, msg], api_name="agreement")

@@ -92,9 +92,8 @@ def page(browser, request):
 
 
 def sign_in(page, name: str, password: str) -> None:
-    """Sign in as a person does, through the Annotation tab's form; waits for the status line to name the user
-    (the one place the journeys adapt when sign-in moves to a page header)."""
-    page.get_by_role("tab", name="Annotation").click()
+    """Sign in as a person does, through the page header's form (above the tabs, whichever tab is open); waits
+    for the status line to name the user."""
     page.locator("#signin-name input, #signin-name textarea").first.fill(name)
     page.locator("#signin-password input").first.fill(password)
     page.click("#signin-button")

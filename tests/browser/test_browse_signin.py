@@ -4,16 +4,9 @@ import pytest
 
 from annotation import auth
 from annotation.store import Store
+from tests.browser.conftest import sign_in
 
 pytestmark = pytest.mark.browser
-
-
-def sign_in(page, name, password):
-    page.get_by_role("tab", name="Annotation").click()
-    page.locator("#signin-name input, #signin-name textarea").first.fill(name)
-    page.locator("#signin-password input").first.fill(password)
-    page.click("#signin-button")
-    page.wait_for_selector(f'#signin-status[data-user="{name}"]', timeout=20000)
 
 
 def test_sign_in_unlocks_browse_and_compare(app_server, page):
@@ -49,7 +42,6 @@ def test_the_sign_in_is_an_httponly_cookie_no_page_holds_and_a_reload_keeps(app_
     assert cookie["value"] not in page.content() and "data-token" not in page.content()
     assert page.locator("#signin-password input").first.input_value() == ""
     page.reload()
-    page.get_by_role("tab", name="Annotation").click()
     page.wait_for_selector('#signin-status[data-user="ria"]', timeout=60000)  # the load reads the cookie
     page.click("#signout-button")
     page.wait_for_selector("#signin-status >> text=Signed out", timeout=20000)

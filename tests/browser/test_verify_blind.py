@@ -8,6 +8,7 @@ import pytest
 from annotation import auth, verification
 from annotation.loaders import load
 from annotation.store import Store
+from tests.browser.conftest import sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -31,13 +32,6 @@ def fill(page, elem_id, text):
 def choose(page, elem_id, option_text):
     page.click(f"#{elem_id} input")
     page.locator("ul[role=listbox] li", has_text=option_text).first.click()
-
-
-def sign_in(page, name, password):
-    fill(page, "signin-name", name)
-    fill(page, "signin-password", password)
-    page.click("#signin-button")
-    page.wait_for_selector(f'#signin-status[data-user="{name}"]', timeout=20000)
 
 
 def open_item(page, bench, item):

@@ -1,7 +1,6 @@
-"""Every event function of the studio, called as every role (signed out, annotator, reviewer, admin): the
-role check declared where the event is registered lets exactly the roles of the table below reach the
-function; a refusal of a page load, tick, tab select or sign-in change is silent, any other an error. The
-local single user reaches everything, and an event registered without a declared role fails the build."""
+"""The studio's role check beyond the role table's matrix (tests/ui/test_role_table.py): the local single user
+reaches everything, an event function the role table lacks (or registered around it) fails the build, a
+refusal of a page load, tick, tab select or sign-in change is silent, and the API shows no credential."""
 from __future__ import annotations
 
 import inspect
@@ -14,15 +13,9 @@ from annotation.store import Store
 from ibench_ui.app import build_studio
 from ibench_ui.auth_routes import STUDIO_COOKIE
 from ibench_ui.context import AppContext
-from ibench_ui.guard import PUBLIC, Events
+from ibench_ui.guard import Events
 
 ROLES = (None, "annotator", "reviewer", "admin")
-EVERY_ACCOUNT = {"annotator", "reviewer", "admin"}
-# who reaches each tab's functions (docs/security.md): by the module that defines them
-ALLOWED = {"ibench_ui.browse": EVERY_ACCOUNT, "ibench_ui.runs": EVERY_ACCOUNT, "ibench_ui.verify": EVERY_ACCOUNT,
-           "ibench_ui.review": EVERY_ACCOUNT, "ibench_ui.auth_ui": EVERY_ACCOUNT,
-           "ibench_ui.compare": {"reviewer", "admin"}, "ibench_ui.leaderboard": {"reviewer", "admin"}}
-ANYBODY = {"signed_in", "signin_status", "_initial_tab"}  # the sign-in status (after sign-in/out, on load), the tab
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +62,12 @@ def _call(events: Events, event, token: str):
     return out
 
 
+def test_the_local_single_user_reaches_everything(tmp_path):
+    demo, events = build_studio(AppContext(store=Store(tmp_path / "s.sqlite")), {})  # no accounts, loopback
+    for event in events.registered:
+        assert _call(events, event, "") == "ran", event.name
+
+
 def _quiet_by_config(demo: gr.Blocks) -> dict[int, bool]:
     """Per dependency id, whether Gradio's own config names a page load, tick, select or State change."""
     states = {c["id"] for c in demo.config["components"] if c.get("type") == "state"}
@@ -76,44 +75,52 @@ def _quiet_by_config(demo: gr.Blocks) -> dict[int, bool]:
             for d in demo.config["dependencies"]}
 
 
-def test_every_event_reaches_exactly_the_roles_of_its_tab(studio):
+def test_a_refusal_is_silent_exactly_for_loads_ticks_selects_and_sign_in_changes(studio):
     demo, events, tokens = studio
     quiet = _quiet_by_config(demo)
-    assert len(events.registered) >= 50  # every tab's functions, not a few
+    refused = 0
     for event in events.registered:
-        module = event.fn.__module__
-        expected = set(ROLES) if event.name in ANYBODY else ALLOWED[module]
-        assert (event.roles == PUBLIC) == (event.name in ANYBODY), (module, event.name)
-        assert event.quiet == quiet[event.dependency_id], (module, event.name)
-        for role in ROLES:
-            out = _call(events, event, tokens[role])
-            if role in expected:
-                assert out == "ran", (module, event.name, role, out)
-            elif event.quiet:
-                assert out == gr.skip(), (module, event.name, role, out)
-            else:
-                assert out.startswith("error: Not allowed:"), (module, event.name, role, out)
+        assert event.quiet == quiet[event.dependency_id], (event.where, event.name)
+        out = _call(events, event, "")  # signed out: refused unless open to anyone
+        if out != "ran":
+            refused += 1
+            assert out == gr.skip() if event.quiet else out.startswith("error: Not allowed:"), event.name
+    assert refused >= 50  # every tab's functions, not a few
 
 
-def test_the_local_single_user_reaches_everything(tmp_path):
-    demo, events = build_studio(AppContext(store=Store(tmp_path / "s.sqlite")), {})  # no accounts, loopback
-    for event in events.registered:
-        assert _call(events, event, "") == "ran", event.name
-
-
-def test_an_event_without_a_declared_role_fails_closed(tmp_path):
+def test_an_event_the_role_table_lacks_fails_the_build(tmp_path):
     ctx = AppContext(store=Store(tmp_path / "s.sqlite"))
+    table = {("page", "ok"): auth.STAFF, ("browse", "elsewhere"): auth.STAFF}
     with gr.Blocks() as demo:
-        events = Events(ctx, gr.State(""))
+        events = Events(ctx, gr.State(""), table)
         button, box = gr.Button("x"), gr.Textbox()
-        with pytest.raises(TypeError):
-            events.on(button.click, lambda: "x", None, box)  # no roles: refused at once
-        with pytest.raises(ValueError):
-            events.on(button.click, lambda: "x", None, box, roles=PUBLIC)  # PUBLIC only for ANONYMOUS_OK names
-        events.on(button.click, lambda: "x", None, box, roles=auth.STAFF)
+
+        def ok():
+            return "x"
+
+        def elsewhere():
+            return "x"
+
+        with pytest.raises(LookupError, match="not in the role table"):
+            events.on(button.click, lambda: "x", None, box)  # no entry: refused at once
+        with pytest.raises(LookupError, match="page/elsewhere"):
+            events.on(button.click, elsewhere, None, box)  # an entry, but for another tab
+        events.on(button.click, ok, None, box)
+        assert events.unregistered() == [("browse", "elsewhere")]
+        with events.tab("browse"):
+            events.on(button.click, elsewhere, None, box)
+        assert events.unregistered() == [] and events.where == "page"
         button.click(lambda: "y", None, box)  # around Events.on
     with pytest.raises(RuntimeError, match="without a declared role"):
         events.assert_complete(demo)
+
+
+@pytest.mark.parametrize("roles", [(), ("anonymous", "admin"), ("root",), "admin"])
+def test_a_role_table_entry_names_known_roles_and_anonymous_only_with_every_account(tmp_path, roles):
+    ctx = AppContext(store=Store(tmp_path / "s.sqlite"))
+    with gr.Blocks():
+        with pytest.raises(ValueError, match="role table: page/x"):
+            Events(ctx, gr.State(""), {("page", "x"): roles})
 
 
 def test_every_checked_function_reads_the_request_and_the_api_shows_no_credential(studio):
