@@ -68,11 +68,14 @@ def test_header_sign_in_on_every_tab_kept_across_a_reload(accounts, browser, wid
         assert page.inner_text("#compare-access").strip() == \
             "Compare is for reviewers and admins. You are signed in as ann (annotator)."
         in_window(page, "#compare-access", width, height)
+        for control in ("#compare-benchmark", "#compare-item", "#compare-responders"):  # the line alone, no controls
+            page.wait_for_selector(control, state="hidden", timeout=20000)
         page.get_by_role("tab", name="Leaderboard").click()
         assert page.inner_text("#leaderboard-access").strip() == \
             "Leaderboard is for reviewers and admins. You are signed in as ann (annotator)."
         page.get_by_role("tab", name="Browse").click()
         assert page.locator("#browse-access .ib-tab-access").count() == 0  # a tab the role may use: no line
+        page.wait_for_selector("#browse-benchmark", state="visible", timeout=20000)  # ... and its controls
 
         page.reload()  # the cookie keeps the sign-in
         page.wait_for_selector('#signin-status[data-user="ann"]', timeout=60000)
