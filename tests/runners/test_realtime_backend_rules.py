@@ -241,6 +241,11 @@ def test_minicpmo_refuses_a_late_text_request_before_connecting():
     assert (res.duration, res.timeline.rate, len(res.timeline.audio)) == (1.0, 24000, 24000)
 
 
+def test_minicpmo_takes_a_request_asked_at_the_start():
+    res = RealtimeBackend(URL, dialect="minicpmo", reconnects=0).stream_item(item(time=0.0), "proactivebench")
+    assert res.failed.startswith("connection lost before streaming")  # it tried to connect: the request is fine
+
+
 def test_unreachable_server_fails_the_item_after_its_reconnects():
     res = RealtimeBackend(URL, reconnects=0).stream_item(item(), "proactivebench")
     assert res.failed.startswith("connection lost before streaming; 0 reconnect(s) failed: cannot connect to "

@@ -20,9 +20,9 @@ from runners.backends.realtime import RealtimeBackend
 RATE = 100  # input and output samples per second: a 0.05 s chunk is 5 samples
 
 
-def item(duration=0.5, text="", time_=0.0) -> Item:
+def item(duration=0.5, text="", time_=0.0, audio=None) -> Item:
     return Item(id="it1", benchmark="proactivebench", kind="k", stream=Stream(id="s", video_path=None,
-                                                                             duration=duration),
+                                                                             audio_path=audio, duration=duration),
                 request=Request(text, time_, "text"), targets=(), native={})
 
 
@@ -60,8 +60,9 @@ class Server:
                 e = json.loads(raw)
                 row = {"conn": conn, "type": e["type"]}
                 if e["type"] == "input_audio_buffer.append":
-                    received += len(base64.b64decode(e["audio"])) // self.input_bytes
-                    row["t"] = round(received / RATE, 6)
+                    pcm = np.frombuffer(base64.b64decode(e["audio"]), "<i2" if self.input_bytes == 2 else "<f4")
+                    received += len(pcm)
+                    row.update(t=round(received / RATE, 6), pcm=pcm.tolist())
                 else:
                     row["event"] = e
                 self.log.append(row)
@@ -145,6 +146,20 @@ def test_a_session_sends_the_stream_and_places_the_reply_where_it_arrived(server
     (update,) = srv.of(1, "session.update")
     assert update["event"]["session"]["model"] == "m" and srv.log[1]["type"] == "session.update"  # first, once
     assert srv.of(1, "closed")[0]["audio_s"] == 0.5 and srv.n_conn == 1
+
+
+def test_the_streams_own_audio_is_what_the_model_hears(server, tmp_path):
+    """A 100 Hz WAV (no resampling at input_rate 100): 0.5 for 0.25 s, then -0.5. Each 0.05 s append is 5
+    samples of 0.5 * 32767 = 16383 (truncated), then of -16383."""
+    import soundfile as sf
+
+    wav = tmp_path / "a.wav"
+    sf.write(wav, np.r_[np.full(25, 0.5), np.full(25, -0.5)].astype(np.float32), RATE, subtype="FLOAT")
+    srv = server()
+    res = backend(srv.url).stream_item(item(audio=str(wav)), "proactivebench")
+    assert res.failed is None
+    srv.wait_closed(1)
+    assert [r["pcm"] for r in srv.of(1, "input_audio_buffer.append")] == [[16383] * 5] * 5 + [[-16383] * 5] * 5
 
 
 def test_the_request_text_goes_at_its_time_and_the_key_in_the_header(server, monkeypatch):
