@@ -188,8 +188,7 @@ def realtime_item_result(benchmark: str, item, backend, cancel: Optional[threadi
             failed = f"speech without a transcript could not be transcribed: {type(exc).__name__}: {exc}"
     if transcript is None:  # what arrived before the failure, for the record (never scored as complete)
         rate = result.timeline.rate
-        chunks = [c for c in (chunk_of_response(r, rate, result.duration) for r in result.responses) if c]
-        partial = {"text": " ".join(c["text"] for c in chunks), "chunks": chunks}
+        partial = {"chunks": [c for c in (chunk_of_response(r, rate, result.duration) for r in result.responses) if c]}
     emissions = emissions_from_transcript(transcript or partial, tuple(result.tool_calls))
     realtime = {"duration": result.duration, "rate": result.timeline.rate, **result.counts(),
                 "responses": [r.to_json() for r in result.responses], "user_transcripts": result.user_transcripts,
@@ -244,7 +243,7 @@ def drive_realtime(item, protocol, backend, *, clock=None, cancel: Optional[thre
 
     result = backend.stream_item(item, bench, clock=clock, cancel=cancel, on_speech=on_speech, on_response=finished,
                                 mix=mix)
-    for e in emissions_from_transcript({"chunks": []}, tuple(result.tool_calls)):
+    for e in emissions_from_transcript({}, tuple(result.tool_calls)):
         emit(e)
     trace.n_polls, trace.n_errors = len(result.responses), result.n_errors
     trace.failed, trace.cancelled = result.failed, result.cancelled

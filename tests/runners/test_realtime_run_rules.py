@@ -38,8 +38,8 @@ class FakeBackend:
         self.calls = []
 
     def stream_item(self, item, benchmark, clock=None, cancel=None, on_speech=None, on_response=None, mix=None):
-        self.calls.append({"benchmark": benchmark, "clock": clock, "cancel": cancel, "on_speech": on_speech,
-                           "mix": mix})
+        self.calls.append({"item": item.id, "benchmark": benchmark, "clock": clock, "cancel": cancel,
+                           "on_speech": on_speech, "mix": mix})
         if self.error is not None:
             raise self.error
         if on_response is not None:
@@ -304,6 +304,8 @@ def test_speech_audio_puts_segments_back_and_cuts_at_the_stream_end():
     segs = [{"t": 0.2, "rate": 10, "pcm16": "AQACAAMA"}, {"t": 0.8, "rate": 10, "pcm16": "AQACAAMA"},
             {"t": 1.5, "rate": 10, "pcm16": "AQACAAMA"}]  # the last starts past the end: nothing of it
     assert speech_audio(segs, 1.0, 10).tolist() == [0, 0, 1, 2, 3, 0, 0, 0, 1, 2]
+    assert speech_audio(segs, 1.0, 10).dtype == np.int16
+    assert speech_audio([{"t": 0.5, "rate": 10, "pcm16": ""}], 1.0, 10).tolist() == [0] * 10  # an empty segment
     assert speech_audio([], 0.25, 24000).shape == (6000,)
     assert speech_audio([], 1.0).shape == (24000,)  # the default rate is 24 kHz
 
@@ -407,6 +409,10 @@ def test_cancelled_session_is_not_scored_as_complete():
     backend = FakeBackend(spoken_and_text_session(cancelled=True))
     r = realtime_item_result("omniinteract", item("omniinteract"), backend, cancel=cancel)
     assert backend.calls[0]["cancel"] is cancel and backend.calls[0]["benchmark"] == "omniinteract"
+    assert backend.calls[0]["item"] == "it1" and backend.calls[0]["clock"] is None
+    clock = object()
+    realtime_item_result("omniinteract", item("omniinteract"), backend, clock=clock)
+    assert backend.calls[1]["clock"] is clock
     assert r["cancelled"] is True and r["prediction"] is None and "speech" not in r
     assert [e["content"] for e in r["emissions"]] == ["Blue now.", "Ok"]
 
@@ -414,12 +420,16 @@ def test_cancelled_session_is_not_scored_as_complete():
 def test_speech_that_cannot_be_transcribed_fails_the_item(monkeypatch):
     import runners.asr as asr
 
+    models = []
+
     def broken(audio, model=None, vad_filter=False):
+        models.append(model)
         raise RuntimeError("no model")
 
     monkeypatch.setattr(asr, "transcribe", broken)
     res = session([rec("r1", spans=[[1.0, 1.2]], samples=2)])
-    r = realtime_item_result("omniinteract", item("omniinteract"), FakeBackend(res))
+    r = realtime_item_result("omniinteract", item("omniinteract"), FakeBackend(res, asr_model="tiny-asr"))
+    assert models == ["tiny-asr"]  # the backend's asr_model option reaches faster-whisper
     assert r["failed"] == "speech without a transcript could not be transcribed: RuntimeError: no model"
     assert r["prediction"] is None and "speech" not in r and r["emissions"] == []
     pb = realtime_item_result("proactivebench", item(), FakeBackend(res))
@@ -453,13 +463,15 @@ def test_drive_realtime_bench_and_stream_length():
     backend = FakeBackend(res)
     trace = drive_realtime(item(duration=None), SimpleNamespace(benchmark="interactscope"), backend,
                            benchmark="omniinteract", mix="m", clock="c", on_speech="s")
-    assert backend.calls[0] == {"benchmark": "omniinteract", "mix": "m", "clock": "c", "on_speech": "s",
-                                "cancel": None}
+    assert backend.calls[0] == {"item": "it1", "benchmark": "omniinteract", "mix": "m", "clock": "c",
+                                "on_speech": "s", "cancel": None}
     assert [(e.t, e.meta["end"]) for e in trace.emissions] == [(100.0, 100.4)]
     assert (trace.failed, trace.cancelled) == ("lost", True)
     late = FakeBackend(session([rec("r1", deltas=[("late", 100.0, 0)])]))
-    short = drive_realtime(item(duration=50.0), SimpleNamespace(), late)
-    assert short.emissions == []
+    cancel = threading.Event()
+    short = drive_realtime(item("interactscope", duration=50.0), SimpleNamespace(), late, cancel=cancel)
+    assert short.emissions == [] and late.calls[0]["benchmark"] == "interactscope"  # no protocol benchmark: the item's
+    assert late.calls[0]["cancel"] is cancel
     by_item = FakeBackend(session([]))
     drive_realtime(item("interactionbench"), SimpleNamespace(benchmark=""), by_item)
     assert by_item.calls[0]["benchmark"] == "interactionbench"
