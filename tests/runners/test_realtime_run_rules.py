@@ -154,6 +154,18 @@ def test_interrupted_response_chunk_keeps_only_the_heard_words():
                                               "aligned_words": [{"text": "ab", "start": 1.0, "end": 1.333}]}
 
 
+def test_chunk_text_is_the_reply_as_written_or_the_heard_words_after_a_barge_in():
+    """Not interrupted: the text as written (two spaces kept). Interrupted at 1.5 s: "ab cd ef" over 10 samples
+    at rate 10 from 1.0 (0.5 s placed): "ab" 1.0-1.25, "cd" from sample 3.75 (1.375) to the heard end,
+    "ef" from sample 7.5 (past the placed audio): "ab cd"."""
+    whole = rec(spans=[[2.0, 2.4]], samples=40, deltas=[("ab  cd\n", 2.0, 0)])
+    assert chunk_of_response(whole, 100, 12.0)["text"] == "ab  cd"
+    cut = rec(spans=[[1.0, 1.5]], samples=10, deltas=[("ab cd ef", 1.0, 0)], interrupted_t=1.5)
+    assert chunk_of_response(cut, 10, 12.0) == {
+        "text": "ab cd", "timestamp": [1.0, 1.5],
+        "aligned_words": [{"text": "ab", "start": 1.0, "end": 1.25}, {"text": "cd", "start": 1.375, "end": 1.5}]}
+
+
 def test_spoken_response_with_nothing_heard_is_no_chunk():
     # audio placed but its only word starts at the heard end (sample 5 of 5 placed)
     r = rec(spans=[[1.0, 1.5]], samples=10, deltas=[("", 1.0, 0), (" x", 1.5, 5)])
@@ -374,6 +386,17 @@ def test_item_record_keeps_tool_calls_and_pool_endpoints():
     assert r["endpoints"] == {"ws://a": {"attempts": 1, "errors": 0, "errors_by_kind": {}, "latencies": [1.5]},
                               "ws://b": {"attempts": 1, "errors": 1, "errors_by_kind": {"connection": 1},
                                          "latencies": [0.25]}}
+
+
+def test_item_record_of_a_benchmark_whose_prediction_names_calls_model_and_failure():
+    """InteractionBench's line keeps the model turns (2), the backend's name and the failure."""
+    res = spoken_and_text_session(failed="connection lost at media time 9.50s; 0 reconnect(s) failed: x")
+    r = realtime_item_result("interactionbench", item("interactionbench", native={"video_id": "v", "item_index": 3}),
+                             FakeBackend(res))
+    assert r["prediction"] == {"video_id": "v", "item_index": 3, "n_polls": 2, "poll_latencies": [],
+                               "emissions": [{"t": 4.2, "content": "Blue now.", "latency_s": 0.0},
+                                             {"t": 9.0, "content": "Ok", "latency_s": 0.0}],
+                               "model": "realtime:fake", "failed": res.failed}
 
 
 def test_backend_that_raises_is_a_failed_item_never_silence():
