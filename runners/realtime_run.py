@@ -30,8 +30,8 @@ def _pos_to_t(spans: list[list[float]], pos: float, rate: int, end: bool = False
     boundary is the next span's start, or with `end` the previous span's end); past the placed audio, the
     time it would have had after the last span."""
     left = pos / rate
-    for s, e in spans:
-        if left < e - s or (end and left <= e - s + 1e-9):
+    for s, e in spans:  # spans are sample counts over the rate: a boundary is compared within 1e-9 s either way
+        if left < e - s - 1e-9 or (end and left <= e - s + 1e-9):
             return s + left
         left -= e - s
     return spans[-1][1] + left

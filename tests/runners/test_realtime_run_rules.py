@@ -69,6 +69,24 @@ def test_sample_position_maps_to_media_time(pos, end, t):
     assert _pos_to_t(SPANS, pos, 10, end=end) == pytest.approx(t, abs=1e-9)
 
 
+def test_a_position_is_a_start_unless_said_otherwise():
+    assert _pos_to_t(SPANS, 10, 10) == 12.0  # on the edge: the next span's start
+
+
+def test_a_word_starting_on_a_span_edge_starts_in_the_next_span():
+    """rate 100, spans 1.0-1.1 and 2.0-2.1 (10 samples each); "cd" arrived with sample 10, the edge: it starts at
+    2.0, not 1.1. "ab": samples 0 to 2/3 * 10 = 6.67 -> 1.0-1.067; "cd": 10-20 -> 2.0-2.1."""
+    r = rec(spans=[[1.0, 1.1], [2.0, 2.1]], samples=20, deltas=[("ab ", 1.0, 0), ("cd", 1.1, 10)])
+    assert response_words(r, 100) == [("ab", 1.0, 1.067), ("cd", 2.0, 2.1)]
+
+
+def test_the_last_mark_never_goes_below_the_last_deltas_position():
+    """A count that lags its deltas (5 samples, deltas at 0, 10, 20): the text ends at sample 20, not 10.
+    rate 100, span 1.0-1.3: "ab" 0-6.67 -> 1.0-1.067; "cd" 10-16.67 -> 1.1-1.167; "ef" 20-20 -> 1.2-1.2."""
+    r = rec(spans=[[1.0, 1.3]], samples=5, deltas=[("ab ", 1.0, 0), ("cd ", 1.1, 10), ("ef", 1.2, 20)])
+    assert response_words(r, 100) == [("ab", 1.0, 1.067), ("cd", 1.1, 1.167), ("ef", 1.2, 1.2)]
+
+
 def test_sample_position_uses_the_rate():
     # 24 kHz: sample 12000 is 0.5 s into the span that starts at 3.0
     assert _pos_to_t([[3.0, 4.0]], 12000, 24000) == pytest.approx(3.5, abs=1e-9)
@@ -227,6 +245,16 @@ def test_transcript_orders_chunks_by_onset_audio_and_text_only_replies_together(
     assert [c["text"] for c in out["chunks"]] == ["Hi", "Blue now."]
 
 
+def test_transcript_orders_chunks_by_start_not_end():
+    """A long text-only reply (10 words from 2.0: to 6.0) and a short spoken one at 5.0-5.4: by start, the long
+    one first (by end it would be second)."""
+    long = rec("r1", deltas=[("a b c d e f g h i j", 2.0, 0)])
+    short = rec("r2", spans=[[5.0, 5.4]], samples=4, deltas=[("Now.", 5.0, 0)])
+    out = transcript_from_stream(session([short, long]))
+    assert [c["timestamp"] for c in out["chunks"]] == [[2.0, 6.0], [5.0, 5.4]]
+    assert out["text"] == "a b c d e f g h i j Now."
+
+
 def test_a_reply_with_nothing_heard_leaves_no_chunk_in_the_transcript():
     out = transcript_from_stream(session([rec("r1", deltas=[("late", 12.0, 0)]), rec("r2", deltas=[("ok", 1.0, 0)])]))
     assert out == {"text": "ok", "chunks": [{"text": "ok", "timestamp": [1.0, 1.4],
@@ -254,6 +282,17 @@ def test_speech_without_text_goes_to_asr_at_16khz(monkeypatch):
     assert seen["model"] == "tiny-asr" and seen["vad"] is True
     assert seen["audio"].dtype == np.float32
     assert seen["audio"].tolist() == [0, .25, .5, .25, 0, -.25, -.5, -.25, 0, 0, 0, 0, 0, 0, 0, 0]
+
+
+def test_one_second_of_8khz_speech_is_16000_samples_for_asr(monkeypatch):
+    import runners.asr as asr
+
+    seen = {}
+    monkeypatch.setattr(asr, "transcribe", lambda audio, model=None, vad_filter=False: seen.update(
+        n=len(audio)) or SimpleNamespace(words=[]))
+    monkeypatch.setattr(asr, "to_oi_transcript", lambda words: {"text": "", "chunks": []})
+    transcript_from_stream(session([rec("r1", spans=[[0.0, 1.0]], samples=8000)], duration=1.0, rate=8000))
+    assert seen["n"] == 16000
 
 
 def test_speech_at_16khz_goes_to_asr_unresampled(monkeypatch):
