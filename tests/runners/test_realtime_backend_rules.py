@@ -189,7 +189,8 @@ def test_backend_name_urls_pool_and_modalities():
     assert RealtimeBackend("ws://h/x", modalities=["audio"]).options.modalities == ("audio",)
     assert RealtimeBackend("ws://h/v1/realtime", dialect="minicpmo").url == "ws://h/v1/realtime?mode=video"
     assert RealtimeBackend("ws://h/v1/realtime", dialect="minicpmo", fps=0).url == "ws://h/v1/realtime?mode=audio"
-    with pytest.raises(BackendFailure, match="answer no polls"):
+    with pytest.raises(BackendFailure, match=r"^realtime backends stream the whole item \(runners.realtime_run\); "
+                                             r"they answer no polls$"):
         plain.respond(None)
 
 
@@ -518,14 +519,66 @@ def test_barge_in_drops_a_whole_later_span_and_keeps_a_done_reply_done():
     assert "r1" not in run.interrupted
 
 
+def test_barge_in_between_samples_cuts_only_what_was_queued_past_it():
+    """rate 10: 5 samples at 0.2 (0.2-0.7). Speech at 0.66: sample 6.6 rounds to 7, the queue's end: nothing
+    was queued past it, so nothing is cut (the reply is not marked interrupted)."""
+    run = run_of()
+    run.clock.t = 0.2
+    run._handle(ev("response.audio.delta", response_id="r1", delta=pcm_b64([1] * 5)))
+    run.clock.t = 0.66
+    run._handle(ev("input_audio_buffer.speech_started"))
+    assert run.r.responses[0].interrupted_t is None and run.r.responses[0].spans == [[0.2, 0.7]]
+
+
+def test_barge_in_that_drops_one_sample():
+    """5 samples at 0.5 (0.5-1.0); speech at 0.9: one sample (0.9-1.0) dropped; the reply stops at 0.9."""
+    done = []
+    run = run_of(on_response=done.append)
+    run.clock.t = 0.5
+    run._handle(ev("response.audio.delta", response_id="r1", delta=pcm_b64([1] * 5)))
+    run.clock.t = 0.9
+    run._handle(ev("input_audio_buffer.speech_started"))
+    rec = run.r.responses[0]
+    assert (rec.spans, rec.interrupted_t, done) == ([[0.5, 0.9]], 0.9, [rec])
+
+
+def test_barge_in_keeps_a_reply_that_ended_at_that_moment_and_rounds_its_time():
+    """r0 at 0.2-0.5, r1 queued behind it at 0.5-0.8. Speech at 0.5: r1 never heard, r0 heard in full (not
+    interrupted). Then r2 at 1.0-1.5 and speech at 1.2346: cut there, interrupted_t to 3 decimals."""
+    run = run_of()
+    run.clock.t = 0.2
+    run._handle(ev("response.audio.delta", response_id="r0", delta=pcm_b64([1] * 3)))
+    run._handle(ev("response.audio.delta", response_id="r1", delta=pcm_b64([2] * 3)))
+    run.clock.t = 0.5
+    run._handle(ev("input_audio_buffer.speech_started"))
+    r0, r1 = run.r.responses
+    assert (r0.spans, r0.interrupted_t, "r0" in run.interrupted) == ([[0.2, 0.5]], None, False)
+    assert (r1.spans, r1.interrupted_t, "r1" in run.interrupted) == ([], 0.5, True)
+    run.clock.t = 1.0
+    run._handle(ev("response.audio.delta", response_id="r2", delta=pcm_b64([3] * 5)))
+    run.clock.t = 1.2346
+    run._handle(ev("input_audio_buffer.speech_started"))
+    assert run.r.responses[2].interrupted_t == 1.235 and run.r.responses[2].spans == [[1.0, 1.2346]]
+
+
+def test_barge_in_at_the_start_of_a_later_span_drops_that_span():
+    run = run_of()
+    for t, n in ((0.2, 2), (0.6, 3)):
+        run.clock.t = t
+        run._handle(ev("response.audio.delta", response_id="r1", delta=pcm_b64([4] * n)))
+    run.clock.t = 0.6
+    run._handle(ev("input_audio_buffer.speech_started"))
+    assert run.r.responses[0].spans == [[0.2, 0.4]]  # no empty [0.6, 0.6] left behind
+
+
 # -- tool calls ------------------------------------------------------------------------------------------------------
 
 def test_tool_call_is_kept_at_its_arrival_and_acknowledged():
-    run = run_of(clock=Clock(4.0004))
+    run = run_of(clock=Clock(4.2504))
     run.ws = Socket()
     run._handle(ev("response.function_call_arguments.done", name="set_timer", arguments='{"seconds": 30}',
                    call_id="c1"))
-    assert run.r.tool_calls == [{"t": 4.0, "name": "set_timer", "args": {"seconds": 30}, "call_id": "c1"}]
+    assert run.r.tool_calls == [{"t": 4.25, "name": "set_timer", "args": {"seconds": 30}, "call_id": "c1"}]
     assert run.ws.sent == [{"type": "conversation.item.create", "item": {
         "type": "function_call_output", "call_id": "c1", "output": '{"status": "ok"}'}}]
 
