@@ -300,6 +300,9 @@ def test_stream_result_counts_and_errors():
                             "cut_s": 0.375}
     res.timeline.cut_samples = 1  # 1 / 8 = 0.125 -> 0.125 (3 decimals)
     assert res.counts()["cut_s"] == 0.125
+    at7 = StreamResult("x", 1.0, Timeline(1.0, 7))
+    at7.timeline.cut_samples = 3  # 3 / 7 = 0.428571... -> 0.429
+    assert at7.counts()["cut_s"] == 0.429
 
 
 def test_response_record_json():
@@ -631,6 +634,15 @@ def test_minicpmo_turns_carry_text_and_float_audio():
     run._handle(ev("response.output_audio.delta", text="Again", audio=f32_b64([0.25])))
     assert [r.id for r in run.r.responses] == ["turn1", "turn2"] and run.current.id == "turn2"
     assert run.r.timeline.audio[10] == 8191 and run.r.n_errors == 0
+
+
+def test_minicpmo_delta_without_text_or_without_audio_is_not_malformed():
+    """The gateway may leave either out: no text is no transcript piece, no audio is no samples."""
+    run = run_of(dialect="minicpmo", clock=Clock(0.5))
+    run._handle(ev("response.output_audio.delta", audio=f32_b64([0.5])))
+    run._handle(ev("response.output_audio.delta", text="Hi"))
+    (turn,) = run.r.responses
+    assert (turn.samples, turn.deltas, run.r.n_errors) == (1, [{"text": "Hi", "t": 0.5, "pos": 1}], 0)
 
 
 @pytest.mark.parametrize("fields", [
