@@ -135,7 +135,7 @@ def test_a_session_sends_the_stream_and_places_the_reply_where_it_arrived(server
     finished = []
     res = backend(srv.url, model="m").stream_item(item(), "proactivebench", on_response=finished.append)
     assert (res.failed, res.cancelled, res.n_reconnects, res.gaps, res.n_errors) == (None, False, 0, [], 0)
-    assert res.n_audio_chunks == 10 and res.n_events == 4
+    assert res.n_audio_chunks == 10 and res.n_events == 4 and res.endpoints == []  # one server: no pool report
     (rec,) = res.responses
     assert (rec.id, rec.text, rec.samples, rec.done, rec.status) == ("r1", "Hi", 10, True, "completed")
     (s, e), = rec.spans
@@ -270,8 +270,29 @@ def test_a_stale_page_clock_fails_the_session(server):
             raise TimeoutError
 
     srv = server()
-    res = backend(srv.url).stream_item(item(), "proactivebench", clock=Stale())
+    res = backend(f"{srv.url},ws://127.0.0.1:9/v1/realtime").stream_item(item(), "proactivebench", clock=Stale())
     assert res.failed == "media clock went stale (the page stopped reporting)" and res.n_reconnects == 0
+    assert [(u, ok, kind) for u, ok, _, kind in res.endpoints] == [(srv.url, True, None)]  # not the server's fault
+
+
+def test_a_sender_stuck_past_the_stream_end_is_a_lost_connection(server):
+    """A live clock at 1000x: the stream (0.5 s) is over in half a wall millisecond, but the sender is stuck in
+    its first chunk (the microphone mix blocks): 10 media s past the end the session is given up. (The stuck
+    chunk still goes out while the sender is stopped, so the gap starts after it, at 0.05 s.)"""
+    from runners.clock import MediaClock
+
+    clock = MediaClock(stale_after=600)
+    clock.report(0.0, paused=False, rate=1000.0)
+
+    def stuck(t0, t1, rate):
+        while clock.now() < 3000:  # 3 wall seconds, long after the session gave up
+            time.sleep(0.01)
+        return None
+
+    srv = server()
+    res = backend(srv.url, reconnects=0).stream_item(item(), "proactivebench", clock=clock, mix=stuck)
+    assert res.failed == ("connection lost at media time 0.05s; 0 reconnect(s) failed: sending stalled: the stream "
+                          "ended 10 media s ago and audio is sent only up to 0.00s")
 
 
 def test_an_error_in_the_sender_ends_the_session_with_it(server):
@@ -326,3 +347,40 @@ def test_minicpmo_session_closed_by_the_server_is_a_lost_connection(server):
     res = backend(srv.url, dialect="minicpmo", chunk_s=0.25, reconnects=0).stream_item(item(), "proactivebench")
     assert res.failed.startswith("connection lost at media time 0.25s; 0 reconnect(s) failed: "
                                  "the server closed the session (gpu lost)")
+
+
+def test_minicpmo_reconnects_after_the_server_closed_a_session(server):
+    def on_connect(conn):
+        return [ev("session.queue_done")]
+
+    def script(conn, t, done, e):
+        if e["type"] == "session.update":
+            return [ev("session.created")]
+        if conn == 1 and e["type"] == "input_audio_buffer.append":
+            return [ev("session.closed", reason="gpu lost")]
+        return []
+
+    srv = server(script, on_connect, input_bytes=4)
+    res = backend(srv.url, dialect="minicpmo", chunk_s=0.25, reconnects=1, speed=0.5).stream_item(
+        item(duration=2.0), "proactivebench")
+    assert res.failed is None and res.n_reconnects == 1  # the new session starts clean
+    srv.wait_closed(2)
+    assert srv.of(2, "session.close")[0]["event"]["reason"] == "user_stop"
+
+
+def test_manual_turns_ask_again_after_a_reconnect(server):
+    """Manual turns: a response.create goes with a commit only when no response is playing. Connection 1 starts
+    a response and is dropped before it is done: on connection 2 the client asks for responses again."""
+    def script(conn, t, done, e):
+        if conn == 1 and e["type"] == "response.create" and once(done, "created"):
+            return [ev("response.created", response={"id": "r1"})]
+        if conn == 1 and e["type"] == "input_audio_buffer.append" and t >= 0.3:
+            return "close"
+        return []
+
+    srv = server(script)
+    res = backend(srv.url, turn="manual", probe_s=0.1, speed=0.5).stream_item(item(duration=1.5), "proactivebench")
+    assert res.failed is None and res.n_reconnects == 1
+    srv.wait_closed(2)
+    assert len(srv.of(1, "response.create")) == 1  # then r1 was playing
+    assert len(srv.of(2, "response.create")) == len(srv.of(2, "input_audio_buffer.commit")) >= 1
