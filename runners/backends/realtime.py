@@ -716,7 +716,7 @@ class _Run:
         if kind == "session.closed":
             self.server_closed = str(ev.get("reason") or "closed")
             return True
-        return kind in ("session.created", "session.queued", "session.queue_update", "session.queue_done")
+        return False  # the rest (errors; set-up and queue events, only counted) is the OpenAI dialect's
 
     def _quiet_send(self, ws, ev: dict) -> None:
         try:

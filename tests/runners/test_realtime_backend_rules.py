@@ -47,7 +47,7 @@ class Socket:
     """Records what is sent (decoded JSON); `recv` hands out scripted messages, then times out."""
 
     def __init__(self, incoming=(), fail_send=False):
-        self.sent, self.incoming, self.fail_send = [], list(incoming), fail_send
+        self.sent, self.incoming, self.fail_send, self.timeouts = [], list(incoming), fail_send, []
 
     def send(self, text):
         if self.fail_send:
@@ -55,6 +55,7 @@ class Socket:
         self.sent.append(json.loads(text))
 
     def recv(self, timeout=None):
+        self.timeouts.append(timeout)
         if not self.incoming:
             raise TimeoutError
         x = self.incoming.pop(0)
@@ -623,7 +624,9 @@ def test_minicpmo_turns_carry_text_and_float_audio():
     """float32 [0.5, -0.5, 2.0] -> clipped to [0.5, -0.5, 1.0] * 32767 -> int16 [16383, -16383, 32767] (truncated
     toward zero), placed at 0.3 s (samples 3-5 at rate 10). end_of_turn closes the turn; the next is turn2."""
     done = []
-    run = run_of(dialect="minicpmo", on_response=done.append, clock=Clock(0.3))
+    heard = []
+    run = run_of(dialect="minicpmo", on_response=done.append, clock=Clock(0.3),
+                 on_speech=lambda rid, t, pcm: heard.append((rid, t, pcm.dtype, pcm.tolist())))
     run._handle(ev("response.output_audio.delta", text="Hi", audio=f32_b64([0.5, -0.5, 2.0])))
     run._handle(ev("response.output_audio.delta", text="", audio=f32_b64([0.0]), end_of_turn=True))
     t1 = run.r.responses[0]
@@ -634,6 +637,10 @@ def test_minicpmo_turns_carry_text_and_float_audio():
     run._handle(ev("response.output_audio.delta", text="Again", audio=f32_b64([0.25])))
     assert [r.id for r in run.r.responses] == ["turn1", "turn2"] and run.current.id == "turn2"
     assert run.r.timeline.audio[10] == 8191 and run.r.n_errors == 0
+    assert heard[0] == ("turn1", 0.3, np.int16, [16383, -16383, 32767])  # pcm16 for live playback
+    run.clock.t = 1.23456
+    run._handle(ev("response.output_audio.delta", text="!", audio=f32_b64([-2.0])))  # clipped to -1
+    assert run.current.deltas[-1]["t"] == 1.235 and heard[-1][3] == [-32767]
 
 
 def test_minicpmo_delta_without_text_or_without_audio_is_not_malformed():
@@ -685,10 +692,17 @@ def test_await_passes_queue_updates_and_counts_errors():
                  ev("error", error={"message": "busy"}), ev("error", error="plain"), ev("other"),
                  ev("session.queue_done"), ev("after")])
     run._await(ws, "session.queue_done")
-    assert ws.incoming == [ev("after")]
+    assert ws.incoming == [ev("after")] and ws.timeouts == [1.0] * 8  # waits a second at a time (600 s in all)
     assert (run.r.n_events, run.r.n_malformed, run.r.n_server_errors) == (5, 2, 2)
     assert run.r.malformed == ["not a JSON event: garbage", "no event type: [1]"]
     assert run.r.server_errors == ["busy", "plain"]
+
+
+def test_await_waits_on_after_a_quiet_second_and_never_past_its_deadline():
+    run = run_of(dialect="minicpmo", queue_timeout=0.5)
+    ws = Socket([TimeoutError(), ev("session.queue_update"), ev("session.queue_done")])
+    run._await(ws, "session.queue_done")
+    assert ws.incoming == [] and len(ws.timeouts) == 3 and all(0 < t <= 0.5 for t in ws.timeouts)
 
 
 def test_await_gives_up_when_closed_cancelled_or_too_late():
