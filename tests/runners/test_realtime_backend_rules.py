@@ -286,6 +286,8 @@ def test_timeline_places_queues_cuts_and_truncates():
     assert tl.cut_samples == 1 and tl.cursor == 11 and tl.audio.tolist() == [7, 8, 8, 0, 0, 0, 0, 0, 1, 2]
     assert tl.truncate(0.9) == 2 and tl.cursor == 9  # cursor 11 -> 9: samples 9 and 10 (10 was cut anyway)
     assert tl.audio.tolist() == [7, 8, 8, 0, 0, 0, 0, 0, 1, 0]
+    assert tl.place(1.0, np.array([5, 5], np.int16)) == (10, 10) and tl.cut_samples == 3  # 1 + 2: it adds up
+    tl.truncate(0.9)
     assert tl.truncate(-1.0) == 9 and tl.cursor == 0 and tl.audio.tolist() == [0] * 10
 
 
@@ -365,7 +367,7 @@ def test_audio_past_the_stream_end_is_cut_and_not_heard():
 
 @pytest.mark.parametrize("delta,why", [
     ("AQA", "not base64"), (base64.b64encode(b"\x01\x00\x02").decode(), "odd byte count"), (None, "no delta"),
-    (5, "not a string")])
+    (5, "not a string"), ("AQAC*AAMA", "a character outside base64 (not skipped)"), ("!" * 70, "long: 60 kept")])
 def test_undecodable_audio_is_a_malformed_event(delta, why):
     run = run_of()
     run._handle(ev("response.audio.delta", response_id="r1", delta=delta))
