@@ -214,12 +214,34 @@ def test_a_dropped_connection_resumes_with_a_gap_and_reports_the_open_reply(serv
 
 
 def test_a_connection_that_keeps_dropping_fails_the_item(server):
+    """Every connection is closed by the server 0.1 s into its audio; two reconnects, then the item fails. The
+    client waits 0.2 s, then 0.4 s (wall) before reconnecting while the clock runs on (speed 2): the gaps are at
+    least 0.4 and 0.8 media s."""
     srv = server(lambda conn, t, done, e: "close" if e["type"] == "input_audio_buffer.append" and t >= 0.1 else [])
-    res = backend(srv.url, reconnects=1, speed=0.5).stream_item(item(duration=5.0), "proactivebench")
-    assert res.failed.startswith("connection lost at media time ") and res.n_reconnects == 1
-    assert "; 1 reconnect(s) failed: connection closed (" in res.failed
+    res = backend(srv.url, reconnects=2, speed=2.0).stream_item(item(duration=60.0), "proactivebench")
+    assert res.failed.startswith("connection lost at media time ") and res.n_reconnects == 2
+    assert "; 2 reconnect(s) failed: connection closed (" in res.failed
     drop = float(res.failed.split("media time ")[1].split("s;")[0])
-    assert 0.2 <= drop <= 5.0 and len(res.gaps) == 1  # the second connection's drop, after the first gap
+    assert len(res.gaps) == 2 and res.gaps[1][1] + 0.1 <= drop + 1e-9  # the third connection's drop, after both gaps
+    (a0, a1), (b0, b1) = res.gaps
+    assert a1 - a0 >= 0.4 and b1 - b0 >= 0.8 and a1 <= b0
+    assert round(a1 / 0.05, 6) == round(a1 / 0.05) and round(b1 / 0.05, 6) == round(b1 / 0.05)  # chunk-aligned
+
+
+def test_a_server_that_never_answers_the_handshake_times_out():
+    """A TCP listener that accepts and says nothing: the WebSocket opening gives up after connect_timeout."""
+    import socket
+
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(4)
+    try:
+        url = f"ws://127.0.0.1:{lsock.getsockname()[1]}/v1/realtime"
+        res = backend(url, reconnects=0, connect_timeout=0.3).stream_item(item(), "proactivebench")
+        assert res.failed.startswith(f"connection lost before streaming; 0 reconnect(s) failed: cannot connect to "
+                                     f"{url}: TimeoutError")
+    finally:
+        lsock.close()
 
 
 def test_an_unreachable_server_fails_before_streaming_after_its_reconnect():
@@ -231,9 +253,14 @@ def test_an_unreachable_server_fails_before_streaming_after_its_reconnect():
 def test_a_pool_tries_the_next_server_and_reports_each_connection(server):
     srv = server()
     bad = "ws://127.0.0.1:9/v1/realtime"
-    res = backend(f"{bad},{srv.url}", endpoint_cooldown=600).stream_item(item(), "proactivebench")
+    b = backend(f"{bad},{srv.url}", endpoint_cooldown=600)
+    t0 = time.perf_counter()
+    res = b.stream_item(item(), "proactivebench")
+    took = time.perf_counter() - t0
     assert res.failed is None and res.n_reconnects == 1
     assert [(u, ok, kind) for u, ok, _, kind in res.endpoints] == [(bad, False, "connection"), (srv.url, True, None)]
+    assert all(0 <= seconds <= took for _, _, seconds, _ in res.endpoints)  # each attempt's own time
+    assert b.pool.healthy() == [srv.url]  # the one that failed is out; the one that worked is not
 
 
 def test_a_missing_key_is_the_sessions_failure_not_the_servers(server, monkeypatch):
