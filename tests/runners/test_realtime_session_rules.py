@@ -51,7 +51,8 @@ class Server:
     def handler(self, ws) -> None:
         self.n_conn += 1
         conn, received, done = self.n_conn, 0, set()
-        self.log.append({"conn": conn, "type": "connect", "auth": ws.request.headers.get("Authorization")})
+        self.log.append({"conn": conn, "type": "connect", "auth": ws.request.headers.get("Authorization"),
+                         "extensions": ws.request.headers.get("Sec-WebSocket-Extensions")})
         if self.on_connect:
             for m in self.on_connect(conn):
                 ws.send(m)
@@ -146,6 +147,15 @@ def test_a_session_sends_the_stream_and_places_the_reply_where_it_arrived(server
     (update,) = srv.of(1, "session.update")
     assert update["event"]["session"]["model"] == "m" and srv.log[1]["type"] == "session.update"  # first, once
     assert srv.of(1, "closed")[0]["audio_s"] == 0.5 and srv.n_conn == 1
+    assert srv.log[0]["extensions"] is None  # no per-message compression offered (audio does not compress)
+
+
+def test_a_reply_larger_than_a_mebibyte_is_received(server):
+    """700,000 samples in one delta (1.4 MB of pcm16, 1.9 MB as base64 JSON): no message size limit."""
+    srv = server(reply_at(0.1, n=700_000))
+    res = backend(srv.url).stream_item(item(duration=5.0), "proactivebench")  # time to carry 1.9 MB
+    assert res.failed is None and res.n_reconnects == 0
+    assert res.responses[0].samples == 700_000
 
 
 def test_the_streams_own_audio_is_what_the_model_hears(server, tmp_path):
