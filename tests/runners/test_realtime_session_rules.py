@@ -199,6 +199,23 @@ def test_server_errors_and_malformed_events_are_counted(server):
     assert [m.split(":")[0] for m in res.malformed] == ["not JSON", "response.audio.delta with undecodable audio"]
 
 
+def test_a_tool_call_is_kept_and_acknowledged_on_the_connection(server):
+    def script(conn, t, done, e):
+        if e["type"] == "input_audio_buffer.append" and t >= 0.1 and once(done, "call"):
+            return [ev("response.function_call_arguments.done", name="set_timer", arguments='{"seconds": 30}',
+                       call_id="c1")]
+        return []
+
+    srv = server(script)
+    res = backend(srv.url, speed=1.0).stream_item(item(duration=1.0), "proactivebench")
+    assert res.failed is None and [(c["name"], c["args"], c["call_id"]) for c in res.tool_calls] == [
+        ("set_timer", {"seconds": 30}, "c1")]
+    assert 0.1 <= res.tool_calls[0]["t"] <= 1.0
+    srv.wait_closed(1)
+    acks = [r["event"]["item"] for r in srv.of(1, "conversation.item.create")]
+    assert acks == [{"type": "function_call_output", "call_id": "c1", "output": '{"status": "ok"}'}]
+
+
 def test_a_dropped_connection_resumes_with_a_gap_and_reports_the_open_reply(server):
     """Connection 1 gets a reply's start at 0.1 s and is closed by the server at 0.2 s; the client reconnects
     (one reconnect), records the gap from the audio sent (>= 0.2) to the resume point and sends only the rest."""
