@@ -87,6 +87,14 @@ def test_the_last_mark_never_goes_below_the_last_deltas_position():
     assert response_words(r, 100) == [("ab", 1.0, 1.067), ("cd", 1.1, 1.167), ("ef", 1.2, 1.2)]
 
 
+def test_a_position_within_a_nanosecond_of_an_edge_is_on_it():
+    """Spans 0-1 and 5-6 at rate 1. 1e-9 s before the edge is the edge: as a start, the next span's start
+    (5.0); 1e-9 s after it, as an end, the previous span's end (1.0)."""
+    spans = [[0.0, 1.0], [5.0, 6.0]]
+    assert _pos_to_t(spans, 1.0 - 1e-9, 1) == pytest.approx(5.0, abs=1e-6)
+    assert _pos_to_t(spans, 1.0 + 1e-9, 1, end=True) == pytest.approx(1.0, abs=1e-6)
+
+
 def test_sample_position_uses_the_rate():
     # 24 kHz: sample 12000 is 0.5 s into the span that starts at 3.0
     assert _pos_to_t([[3.0, 4.0]], 12000, 24000) == pytest.approx(3.5, abs=1e-9)
