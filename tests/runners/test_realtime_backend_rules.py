@@ -220,6 +220,8 @@ def test_session_update_openai():
                   {"type": "function", "name": "stop", "description": "", "parameters": empty},
                   {"type": "function", "name": "x", "description": "", "parameters": empty}],
         "temperature": 0.6}}
+    voiced = RealtimeBackend(URL, voice="alloy").session_update(item(), "proactivebench")["session"]
+    assert voiced["voice"] == "alloy" and "model" not in voiced
     plain = RealtimeBackend(URL, instructions="Be brief.").session_update(item(), "proactivebench")
     assert plain == {"type": "session.update", "session": {
         "modalities": ["text", "audio"], "instructions": "Be brief.", "input_audio_format": "pcm16",
@@ -272,6 +274,7 @@ def test_paced_clock_starts_at_zero_and_runs_at_speed(monkeypatch):
     clock = paced_clock(4.0)
     assert made == [clock] and clock.kw == {"stale_after": float("inf")}  # a batch clock never goes stale
     assert clock.reports == [((0.0,), {"paused": False, "rate": 4.0})]
+    assert paced_clock().reports == [((0.0,), {"paused": False, "rate": 1.0})]  # real time unless told
 
 
 # -- the timeline and the session's record ---------------------------------------------------------------------
@@ -425,9 +428,9 @@ def test_response_id_from_the_event_its_response_or_the_open_one():
 
 def test_created_and_done_open_and_close_a_response_once():
     done = []
-    run = run_of(on_response=done.append, clock=Clock(2.5))
+    run = run_of(on_response=done.append, clock=Clock(2.34567))
     run._handle(ev("response.created", response={"id": "r1"}))
-    assert run.response_active is True and run.r.responses[0].created_t == 2.5
+    assert run.response_active is True and run.r.responses[0].created_t == 2.346
     run._handle(ev("response.done", response={"id": "r1", "status": "completed"}))
     rec = run.r.responses[0]
     assert (rec.done, rec.status, run.response_active, run.current) == (True, "completed", False, None)
@@ -441,8 +444,10 @@ def test_failed_response_counts_as_a_server_error():
     run._handle(ev("response.done", response={"id": "r9", "status": "failed", "status_details": {"reason": "x"}}))
     assert run.r.n_server_errors == 1 and run.r.n_errors == 1
     assert run.r.server_errors == ["response r9 failed: {'reason': 'x'}"]
+    run._handle(ev("response.done", response={"id": "r7", "status": "failed", "status_details": "y" * 300}))
+    assert run.r.n_server_errors == 2 and run.r.server_errors[1] == "response r7 failed: " + "y" * 150
     run._handle(ev("response.done", response_id="r8", response="not an object"))
-    assert run.r.responses[1].status is None and run.r.n_server_errors == 1
+    assert run.r.responses[2].status is None and run.r.n_server_errors == 2
 
 
 def test_server_error_events_are_counted_with_their_message():
@@ -474,12 +479,12 @@ def test_only_five_malformed_messages_are_kept_but_all_are_counted():
 
 
 def test_other_events_are_counted_only():
-    run = run_of()
+    run = run_of(clock=Clock(1.23456))
     run._handle(ev("session.created"))
     run._handle(ev("conversation.item.input_audio_transcription.completed", transcript="hello"))
     run._handle(ev("conversation.item.input_audio_transcription.completed"))
     assert run.r.n_events == 3 and run.r.n_errors == 0 and run.r.responses == []
-    assert run.r.user_transcripts == [{"t": 0.0, "text": "hello"}, {"t": 0.0, "text": ""}]
+    assert run.r.user_transcripts == [{"t": 1.235, "text": "hello"}, {"t": 1.235, "text": ""}]
 
 
 # -- barge-in -------------------------------------------------------------------------------------------------------
@@ -656,7 +661,7 @@ def test_minicpmo_delta_without_text_or_without_audio_is_not_malformed():
 
 @pytest.mark.parametrize("fields", [
     {"text": "x", "audio": "!!"}, {"text": "x", "audio": base64.b64encode(b"\x00" * 6).decode()},
-    {"text": 5, "audio": f32_b64([0.1])}, {"text": "x", "audio": 3}])
+    {"text": 5, "audio": f32_b64([0.1])}, {"text": "x", "audio": 3}, {"text": "x", "audio": "!" * 100}])
 def test_minicpmo_bad_audio_or_text_is_malformed(fields):
     run = run_of(dialect="minicpmo")
     msg = ev("response.output_audio.delta", **fields)
@@ -691,13 +696,13 @@ def test_minicpmo_listen_cuts_an_open_turn_and_closed_ends_the_session():
 def test_await_passes_queue_updates_and_counts_errors():
     run = run_of(dialect="minicpmo")
     ws = Socket([ev("session.queued"), ev("session.queue_update", position=2), "garbage", "[1]",
-                 ev("error", error={"message": "busy"}), ev("error", error="plain"), ev("other"),
+                 ev("error", error={"message": "busy"}), ev("error", error="p" * 300), ev("other"),
                  ev("session.queue_done"), ev("after")])
     run._await(ws, "session.queue_done")
     assert ws.incoming == [ev("after")] and ws.timeouts == [1.0] * 8  # waits a second at a time (600 s in all)
     assert (run.r.n_events, run.r.n_malformed, run.r.n_server_errors) == (5, 2, 2)
     assert run.r.malformed == ["not a JSON event: garbage", "no event type: [1]"]
-    assert run.r.server_errors == ["busy", "plain"]
+    assert run.r.server_errors == ["busy", "p" * 200]
 
 
 def test_await_waits_on_after_a_quiet_second_and_never_past_its_deadline():
