@@ -436,5 +436,5 @@ def test_manual_turns_ask_again_after_a_reconnect(server):
     res = backend(srv.url, turn="manual", probe_s=0.1, speed=0.5).stream_item(item(duration=1.5), "proactivebench")
     assert res.failed is None and res.n_reconnects == 1
     srv.wait_closed(2)
-    assert len(srv.of(1, "response.create")) == 1  # then r1 was playing
+    assert len(srv.of(1, "response.create")) >= 1  # then r1 was playing (once its created event was read)
     assert len(srv.of(2, "response.create")) == len(srv.of(2, "input_audio_buffer.commit")) >= 1
