@@ -245,6 +245,15 @@ def test_minicpmo_refuses_a_late_text_request_before_connecting():
     assert (res.duration, res.timeline.rate, len(res.timeline.audio)) == (1.0, 24000, 24000)
 
 
+def test_minicpmo_refuses_a_text_request_asked_half_a_second_in_but_not_one_spoken_in_the_stream():
+    b = RealtimeBackend(URL, dialect="minicpmo", reconnects=0)
+    res = b.stream_item(item(time=0.5), "proactivebench")
+    assert res.failed.startswith("the minicpmo dialect cannot send a text request at its time (0.5 s)")
+    assert res.item_id == "it1"
+    spoken = b.stream_item(item(time=2.0, modality="audio"), "omniinteract")  # heard in the stream: no text
+    assert spoken.failed.startswith("connection lost before streaming")
+
+
 def test_minicpmo_takes_a_request_asked_at_the_start():
     res = RealtimeBackend(URL, dialect="minicpmo", reconnects=0).stream_item(item(time=0.0), "proactivebench")
     assert res.failed.startswith("connection lost before streaming")  # it tried to connect: the request is fine

@@ -20,10 +20,10 @@ from runners.backends.realtime import RealtimeBackend
 RATE = 100  # input and output samples per second: a 0.05 s chunk is 5 samples
 
 
-def item(duration=0.5, text="", time_=0.0, audio=None) -> Item:
-    return Item(id="it1", benchmark="proactivebench", kind="k", stream=Stream(id="s", video_path=None,
+def item(duration=0.5, text="", time_=0.0, audio=None, modality="text", video=None) -> Item:
+    return Item(id="it1", benchmark="proactivebench", kind="k", stream=Stream(id="s", video_path=video,
                                                                              audio_path=audio, duration=duration),
-                request=Request(text, time_, "text"), targets=(), native={})
+                request=Request(text, time_, modality), targets=(), native={})
 
 
 def ev(kind, **fields) -> str:
@@ -184,6 +184,37 @@ def test_the_request_text_goes_at_its_time_and_the_key_in_the_header(server, mon
     i = kinds.index(("conversation.item.create", None))
     assert kinds[i - 1] == ("input_audio_buffer.append", 0.2)  # right after the audio reached 0.2 s
     assert srv.log[i]["event"]["item"]["content"] == [{"type": "input_text", "text": "Say when."}]
+
+
+def test_a_request_spoken_in_the_stream_is_not_also_sent_as_text(server):
+    srv = server()
+    res = backend(srv.url, request_text="auto").stream_item(item(text="Say when.", modality="audio"),
+                                                           "omniinteract")
+    assert res.failed is None
+    srv.wait_closed(1)
+    assert srv.of(1, "conversation.item.create") == [] and len(srv.of(1, "input_audio_buffer.append")) == 10
+
+
+def test_frames_of_the_video_go_at_their_stamps_at_the_asked_size(server, clip):
+    """The 12 s clip (320x180) at fps 2 over its first 1.5 s: frames stamped 0.25, 0.75 and 1.25 s, as JPEGs
+    whose long side is max_long_side (64: 64x36)."""
+    import cv2
+
+    srv = server()
+    res = backend(srv.url, fps=2.0, max_long_side=64, speed=4.0).stream_item(
+        item(duration=1.5, video=str(clip.path)), "proactivebench")
+    assert res.failed is None and res.n_frames == 3
+    srv.wait_closed(1)
+    images = [r["event"]["item"]["content"][0]["image_url"] for r in srv.of(1, "conversation.item.create")]
+    sizes = []
+    for url in images:
+        jpeg = np.frombuffer(base64.b64decode(url.split(",", 1)[1]), np.uint8)
+        sizes.append(cv2.imdecode(jpeg, cv2.IMREAD_COLOR).shape[:2])
+    assert sizes == [(36, 64)] * 3
+    kinds = [(r["type"], r.get("t")) for r in srv.log if r["type"] in ("input_audio_buffer.append",
+                                                                         "conversation.item.create")]
+    # each frame goes right after the audio chunk that reaches its stamp: 0.25 -> after the 0.25 chunk, etc.
+    assert [kinds[i - 1][1] for i, k in enumerate(kinds) if k[0] == "conversation.item.create"] == [0.25, 0.75, 1.25]
 
 
 def test_server_errors_and_malformed_events_are_counted(server):
