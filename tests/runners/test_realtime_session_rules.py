@@ -125,7 +125,8 @@ def reply_at(t0: float, rid: str = "r1", text: str = "Hi", n: int = 10, finish: 
 
 
 def backend(url, **options) -> RealtimeBackend:
-    base = {"input_rate": RATE, "output_rate": RATE, "fps": 0, "speed": 2.0, "request_text": "never"}
+    base = {"input_rate": RATE, "output_rate": RATE, "fps": 0, "speed": 2.0, "request_text": "never",
+            "queue_timeout": 30.0}  # a MiniCPM-o set-up that never comes ends the test in 30 s, not 10 minutes
     return RealtimeBackend(url, **{**base, **options})
 
 
