@@ -877,6 +877,19 @@ def test_frames_go_at_their_stamps_as_image_items_or_buffer_appends():
             assert raw[:2] == b"\xff\xd8"  # the JPEG itself, without the data: prefix
 
 
+def test_one_frame_a_second_by_default():
+    """fps 1 (the default): over 1.2 s, the one frame stamped 0.5 s, after the chunk ending at 0.5 s."""
+    import threading
+
+    frames = FakeFrames()
+    run, ws = sender(1.2, [0.0] * 120, input_rate=100, it=item(duration=1.2, video="v.mp4"),
+                     media=SimpleNamespace(frames=frames))
+    run.request_sent = True
+    run._send_stream(ws, threading.Event())
+    assert run.o.fps == 1.0 and frames.stamps == [0.5]
+    assert [e["type"] for e in ws.sent].index("conversation.item.create") == 10  # after the 10th chunk (0.5 s)
+
+
 def test_no_frames_without_video_or_at_fps_zero():
     import threading
 
