@@ -195,6 +195,24 @@ def test_backend_name_urls_pool_and_modalities():
         plain.respond(None)
 
 
+def test_without_websockets_the_backend_says_what_to_install(monkeypatch):
+    import sys
+
+    from runners.backends.base import BackendUnavailable
+
+    monkeypatch.setitem(sys.modules, "websockets", None)
+    with pytest.raises(BackendUnavailable, match=r"^the realtime backend needs packages that are not installed "
+                                                 r"\(.*\); run: pip install websockets==17\.4$"):
+        RealtimeBackend(URL)
+
+
+def test_a_spec_without_any_url_is_refused():
+    with pytest.raises(ValueError, match="needs a ws://, wss://, http:// or https:// URL, got ''"):
+        RealtimeBackend("")
+    with pytest.raises(ValueError, match="needs a ws://, wss://, http:// or https:// URL, got ''"):
+        RealtimeBackend("ws://h/x,")  # an empty part of a pool
+
+
 def test_headers_name_the_key_variable_never_the_key(monkeypatch):
     assert RealtimeBackend(URL)._headers() == {"OpenAI-Beta": "realtime=v1"}
     monkeypatch.setenv("RT_RULES_KEY", "sk-1")

@@ -134,15 +134,16 @@ def test_a_session_sends_the_stream_and_places_the_reply_where_it_arrived(server
     """2 s at 0.05 s chunks: 40 appends of 5 samples. The reply comes once 0.2 s was received: it lands at or
     after 0.2 s, 10 samples (0.1 s) long, with its transcript; nothing failed, nothing malformed."""
     srv = server(reply_at(0.2))
-    finished = []
-    res = backend(srv.url, model="m").stream_item(item(duration=2.0), "proactivebench", on_response=finished.append)
+    finished, heard = [], []
+    res = backend(srv.url, model="m").stream_item(item(duration=2.0), "proactivebench", on_response=finished.append,
+                                                  on_speech=lambda rid, t, pcm: heard.append((rid, pcm.tolist())))
     assert (res.failed, res.cancelled, res.n_reconnects, res.gaps, res.n_errors) == (None, False, 0, [], 0)
     assert res.n_audio_chunks == 40 and res.n_events == 4 and res.endpoints == []  # one server: no pool report
     (rec,) = res.responses
     assert (rec.id, rec.text, rec.samples, rec.done, rec.status) == ("r1", "Hi", 10, True, "completed")
     (s, e), = rec.spans
     assert 0.2 <= s <= 2.05 - 0.1 and e == pytest.approx(s + 0.1)  # at most one chunk past the audio sent
-    assert finished == [rec]
+    assert finished == [rec] and heard == [("r1", [7] * 10)]  # live playback gets the placed audio
     srv.wait_closed(1)
     assert [r["t"] for r in srv.of(1, "input_audio_buffer.append")] == [round(0.05 * k, 6) for k in range(1, 41)]
     (update,) = srv.of(1, "session.update")
