@@ -125,6 +125,16 @@ def test_each_bad_option_is_refused_with_its_name(options, message):
     assert str(exc.value).startswith("realtime backend option")
 
 
+def test_whole_messages_of_two_refusals():
+    with pytest.raises(ValueError) as a:
+        RealtimeOptions(dialect="minicpmo", chunk_s=0.2)
+    assert str(a.value) == ("realtime backend option: the minicpmo dialect has no manual turns and needs chunk_s >= "
+                            "0.25 (the gateway's minimum append)")
+    with pytest.raises(ValueError) as b:
+        RealtimeOptions(speed=0)
+    assert str(b.value) == "realtime backend option: probe_s, chunk_s, speed must be > 0"
+
+
 def test_edge_values_that_are_allowed():
     RealtimeOptions(dialect="minicpmo", chunk_s=0.25)
     RealtimeOptions(fps=0, reconnects=0, tail_s=0, probe_s=0.001, chunk_s=0.001, speed=0.001, input_rate=1,
@@ -908,6 +918,21 @@ def test_one_frame_a_second_by_default():
     assert [e["type"] for e in ws.sent].index("conversation.item.create") == 10  # after the 10th chunk (0.5 s)
 
 
+def test_frames_use_the_jpeg_quality_asked_for():
+    import threading
+
+    from runners.backends.base import jpeg_data_url
+
+    run, ws = sender(0.1, [0.0] * 10, input_rate=100, fps=10, jpeg_quality=10, it=item(duration=0.1, video="v.mp4"),
+                     media=SimpleNamespace(frames=FakeFrames()))
+    run.request_sent = True
+    run._send_stream(ws, threading.Event())
+    (image,) = [e for e in ws.sent if e["type"] == "conversation.item.create"]
+    black = np.zeros((2, 2, 3), np.uint8)  # the fake frame
+    assert image["item"]["content"][0]["image_url"] == jpeg_data_url(black, quality=10)
+    assert jpeg_data_url(black, quality=10) != jpeg_data_url(black, quality=85)
+
+
 def test_no_frames_without_video_or_at_fps_zero():
     import threading
 
@@ -923,11 +948,12 @@ def test_no_frames_without_video_or_at_fps_zero():
 
 
 def test_minicpmo_sends_float_units_with_their_frames():
-    """0.25 s units at 8 Hz: 2 samples each over 0.5 s; fps 4 stamps 0.125 and 0.375, one in each unit."""
+    """0.25 s units at 8 Hz: 2 samples each over 0.5 s (clipped to [-1, 1]); fps 4 stamps 0.125 and 0.375, one in
+    each unit."""
     import threading
 
     frames = FakeFrames()
-    run, ws = sender(0.5, [0.5, -2.0, 0.25, 1.0], input_rate=8, dialect="minicpmo", chunk_s=0.25, fps=4,
+    run, ws = sender(0.5, [0.5, -2.0, 0.25, 2.0], input_rate=8, dialect="minicpmo", chunk_s=0.25, fps=4,
                      max_slice_nums=3, it=item(duration=0.5, video="v.mp4"), media=SimpleNamespace(frames=frames))
     run._send_stream(ws, threading.Event())
     assert [e["type"] for e in ws.sent] == ["input_audio_buffer.append"] * 2  # no text request, no image events

@@ -419,6 +419,24 @@ def test_minicpmo_queues_then_streams_float_units_and_closes(server):
     assert srv.of(1, "session.close")[0]["event"]["reason"] == "user_stop"
 
 
+def test_minicpmo_instructions_carry_a_typed_request_but_not_a_spoken_one(server):
+    from runners.backends.realtime import DEFAULT_INSTRUCTIONS
+
+    def on_connect(conn):
+        return [ev("session.queue_done")]
+
+    def script(conn, t, done, e):
+        return [ev("session.created")] if e["type"] == "session.update" else []
+
+    srv = server(script, on_connect, input_bytes=4)
+    b = backend(srv.url, dialect="minicpmo", chunk_s=0.25, request_text="auto")
+    assert b.stream_item(item(text="Watch.", duration=0.25), "proactivebench").failed is None
+    assert b.stream_item(item(text="Watch.", modality="audio", duration=0.25), "omniinteract").failed is None
+    srv.wait_closed(2)
+    assert [srv.of(c, "session.update")[0]["event"]["session"]["instructions"] for c in (1, 2)] == [
+        DEFAULT_INSTRUCTIONS + "\n\nThe user's request: Watch.", DEFAULT_INSTRUCTIONS]
+
+
 def test_minicpmo_session_closed_by_the_server_is_a_lost_connection(server):
     def on_connect(conn):
         return [ev("session.queue_done")]
