@@ -133,6 +133,12 @@ def test_whole_messages_of_two_refusals():
     with pytest.raises(ValueError) as b:
         RealtimeOptions(speed=0)
     assert str(b.value) == "realtime backend option: probe_s, chunk_s, speed must be > 0"
+    for options, message in (({"output_rate": 0}, "input_rate and output_rate must be > 0"),
+                             ({"reconnects": -1}, "reconnects must be >= 0"), ({"tail_s": -1}, "tail_s must be >= 0"),
+                             ({"modalities": ()}, "modalities: text and/or audio")):
+        with pytest.raises(ValueError) as c:
+            RealtimeOptions(**options)
+        assert str(c.value) == f"realtime backend option: {message}"
 
 
 def test_edge_values_that_are_allowed():
