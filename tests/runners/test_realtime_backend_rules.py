@@ -218,7 +218,8 @@ def test_without_websockets_the_backend_says_what_to_install(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "websockets", None)
     with pytest.raises(BackendUnavailable, match=r"^the realtime backend needs packages that are not installed "
-                                                 r"\(.*\); run: pip install websockets==17\.4$"):
+                                                 r"\(import of websockets halted; None in sys\.modules\); "
+                                                 r"run: pip install websockets==17\.4$"):
         RealtimeBackend(URL)
 
 
