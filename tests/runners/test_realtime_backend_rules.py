@@ -117,7 +117,7 @@ def test_dialect_defaults():
     ({"modalities": ()}, "modalities: text and/or audio"),
     ({"session": ["x"]}, "session must be an object"),
     ({"api_key_env": "sk-live key"}, "NAME"),
-    ({"api_key_env": 12}, "NAME"),
+    ({"api_key_env": 12}, "NAME"), ({"api_key_env": "__"}, "NAME"),
 ])
 def test_each_bad_option_is_refused_with_its_name(options, message):
     with pytest.raises(ValueError, match=message) as exc:
@@ -135,7 +135,8 @@ def test_whole_messages_of_two_refusals():
     assert str(b.value) == "realtime backend option: probe_s, chunk_s, speed must be > 0"
     for options, message in (({"output_rate": 0}, "input_rate and output_rate must be > 0"),
                              ({"reconnects": -1}, "reconnects must be >= 0"), ({"tail_s": -1}, "tail_s must be >= 0"),
-                             ({"modalities": ()}, "modalities: text and/or audio")):
+                             ({"modalities": ()}, "modalities: text and/or audio"),
+                             ({"session": None}, "session must be an object")):
         with pytest.raises(ValueError) as c:
             RealtimeOptions(**options)
         assert str(c.value) == f"realtime backend option: {message}"
