@@ -1007,6 +1007,27 @@ def test_a_clock_that_times_out_is_waited_on_again():
     assert run.clock.waits == [0.05, 0.05, 0.05] and len(ws.sent) == 1
 
 
+def test_waiting_for_the_clock_checks_stop_every_fifth_of_a_second():
+    """A paused page clock never reaches t: the sender waits 0.2 s at a time so that a stop is seen; once stopped
+    it returns without waiting."""
+    import threading
+
+    stop = threading.Event()
+
+    class Paused(Clock):
+        def wait_until(self, t, timeout=None):
+            self.waits.append(timeout)
+            if len(self.waits) == 2:
+                stop.set()
+            raise TimeoutError
+
+    run = run_of(clock=Paused())
+    run._wait(5.0, stop)
+    assert run.clock.waits == [0.2, 0.2]
+    run._wait(5.0, stop)  # already stopped: no wait at all
+    assert run.clock.waits == [0.2, 0.2]
+
+
 def test_a_send_error_is_handed_to_the_receiver():
     import threading
 
