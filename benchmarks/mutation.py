@@ -73,7 +73,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
 
     "media": (["ibench_ui/media_route.py"], ["tests/security/test_media_route_rules.py"]),
 
-    "realtime": (["runners/backends/realtime.py", "runners/realtime_run.py"], ["tests/runners/test_realtime.py"]),
+    "realtime": (["runners/backends/realtime.py", "runners/realtime_run.py"],
+                 ["tests/runners/test_realtime_run_rules.py", "tests/runners/test_realtime_backend_rules.py",
+                  "tests/runners/test_realtime_session_rules.py"]),
 
     "sampling": (["runners/sampling.py", "runners/clock.py"],
                  ["tests/runners/test_sampling_rules.py", "tests/runners/test_clock_rules.py",

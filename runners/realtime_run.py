@@ -30,8 +30,8 @@ def _pos_to_t(spans: list[list[float]], pos: float, rate: int, end: bool = False
     boundary is the next span's start, or with `end` the previous span's end); past the placed audio, the
     time it would have had after the last span."""
     left = pos / rate
-    for s, e in spans:
-        if left < e - s or (end and left <= e - s + 1e-9):
+    for s, e in spans:  # spans are sample counts over the rate: a boundary is compared within 1e-9 s either way
+        if left < e - s - 1e-9 or (end and left <= e - s + 1e-9):
             return s + left
         left -= e - s
     return spans[-1][1] + left
@@ -188,8 +188,7 @@ def realtime_item_result(benchmark: str, item, backend, cancel: Optional[threadi
             failed = f"speech without a transcript could not be transcribed: {type(exc).__name__}: {exc}"
     if transcript is None:  # what arrived before the failure, for the record (never scored as complete)
         rate = result.timeline.rate
-        chunks = [c for c in (chunk_of_response(r, rate, result.duration) for r in result.responses) if c]
-        partial = {"text": " ".join(c["text"] for c in chunks), "chunks": chunks}
+        partial = {"chunks": [c for c in (chunk_of_response(r, rate, result.duration) for r in result.responses) if c]}
     emissions = emissions_from_transcript(transcript or partial, tuple(result.tool_calls))
     realtime = {"duration": result.duration, "rate": result.timeline.rate, **result.counts(),
                 "responses": [r.to_json() for r in result.responses], "user_transcripts": result.user_transcripts,
@@ -244,7 +243,7 @@ def drive_realtime(item, protocol, backend, *, clock=None, cancel: Optional[thre
 
     result = backend.stream_item(item, bench, clock=clock, cancel=cancel, on_speech=on_speech, on_response=finished,
                                 mix=mix)
-    for e in emissions_from_transcript({"chunks": []}, tuple(result.tool_calls)):
+    for e in emissions_from_transcript({}, tuple(result.tool_calls)):
         emit(e)
     trace.n_polls, trace.n_errors = len(result.responses), result.n_errors
     trace.failed, trace.cancelled = result.failed, result.cancelled

@@ -716,7 +716,7 @@ class _Run:
         if kind == "session.closed":
             self.server_closed = str(ev.get("reason") or "closed")
             return True
-        return kind in ("session.created", "session.queued", "session.queue_update", "session.queue_done")
+        return False  # the rest (errors; set-up and queue events, only counted) is the OpenAI dialect's
 
     def _quiet_send(self, ws, ev: dict) -> None:
         try:
@@ -729,7 +729,10 @@ class _Run:
         (the benchmarks score the call itself; nothing is executed)."""
         name, raw = ev.get("name"), ev.get("arguments")
         try:
-            args = json.loads(raw) if isinstance(raw, str) and raw.strip() else (raw if isinstance(raw, dict) else {})
+            if isinstance(raw, str):
+                args = json.loads(raw) if raw.strip() else {}
+            else:  # an object as is; no arguments at all is a call without arguments; anything else is malformed
+                args = raw if isinstance(raw, dict) else ({} if raw is None else None)
         except ValueError:
             args = None
         if not isinstance(name, str) or not name or not isinstance(args, dict):
