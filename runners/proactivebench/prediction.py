@@ -5,11 +5,12 @@ from runners.protocols.base import Trace
 
 
 def compact_trace(trace: Trace) -> dict:
-    """ProactiveBench's compact trace: the seconds at which the model spoke, and what it said."""
+    """ProactiveBench's compact trace: the seconds at which the model spoke (each once) and the first thing it
+    said in each."""
     secs, texts = [], {}
     for e in trace.emissions:
         k = int(e.meta.get("second", round(e.t)))
-        if k not in texts:
+        if str(k) not in texts:  # texts is keyed by the second's string, as the native file writes it
             secs.append(k)
             texts[str(k)] = e.content
     return {"response_seconds": sorted(secs), "texts": texts}

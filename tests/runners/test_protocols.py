@@ -90,6 +90,13 @@ def test_proactive_context_is_30s_strictly_before_k(clip):
     assert "You already said" in ds[3].prompt
 
 
+def test_two_replies_in_one_second_give_that_second_once_with_the_first_text():
+    """Emissions at 5.0 s, 5.2 s (both second 5) and 7.0 s: seconds [5, 7], not [5, 5, 7]; second 5 keeps "first"."""
+    from runners.protocols.base import Emission, Trace
+    trace = Trace("pb1", "proactive", "test", emissions=[Emission(5.0, "first"), Emission(5.2, "second"), Emission(7.0, "third")])
+    assert compact_trace(trace) == {"response_seconds": [5, 7], "texts": {"5": "first", "7": "third"}}
+
+
 def test_interactscope_tool_calls(clip):
     replies = {4.0: '{"tool": "set_timer", "args": {"seconds": 30}}', 6.0: "DECISION: SPEAK\nRESPONSE: done"}
     trace, ds = _run("interactscope", is_item(clip, query_time=2.0), replies=replies)
