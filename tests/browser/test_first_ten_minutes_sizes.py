@@ -104,7 +104,8 @@ def test_participant_result_in_plain_words_on_0_to_100(open_server, page, tmp_pa
 @pytest.mark.parametrize("w, h", SIZES)
 def test_verify_workbench_and_key_sheet_in_view(annotator_server, page, w, h):
     page.goto(annotator_server.url + "/")
-    sign_in(page, "ana", "ana-password")
+    sign_in(page, "ana", "ana-password")  # in the page header, then to Annotation (Verify is its first tab)
+    page.get_by_role("tab", name="Annotation").click()
     page.wait_for_function("() => { const v = document.getElementById('verify-video');"
                            " return v && v.readyState >= 2; }", timeout=DEADLINE)
     page.wait_for_function(ALL_IN_VIEW, arg=ON_SCREEN, timeout=DEADLINE)  # video, timeline, submit, prefix walk
