@@ -16,6 +16,7 @@ from ibench_ui.role_table import ACCOUNTS, ANNOTATOR, REVIEWER, ADMIN, TABS
 
 PLURAL = {ANNOTATOR: "annotators", REVIEWER: "reviewers", ADMIN: "admins"}
 SIGN_IN = "Sign in at the top of the page with the user name and password your admin gave you."
+ELSEWHERE = {"review": "Your own marks and prefix walks are in Verify."}  # where a refused account's own work is
 
 
 def who_for(roles: tuple[str, ...]) -> str:
@@ -31,7 +32,8 @@ def notice_html(ctx: AppContext, tab_id: str, token: Optional[str]) -> str:
     if refusal(ctx, token, roles) is None:
         return ""
     user = auth.user_for(ctx.store, token)
-    you = SIGN_IN if user is None else f"You are signed in as {user.name} ({user.role})."
+    you = SIGN_IN if user is None else " ".join(
+        [f"You are signed in as {user.name} ({user.role}).", *([ELSEWHERE[tab_id]] if tab_id in ELSEWHERE else [])])
     return (f'<div class="ib-warn ib-tab-access" role="status" data-tab="{esc(tab_id)}">'
             f"{esc(label)} is for {esc(who_for(roles))}. {esc(you)}</div>")
 

@@ -7,6 +7,7 @@ annotator plainly that it is not theirs."""
 import json
 
 import pytest
+from playwright.sync_api import expect
 
 from annotation import auth
 from annotation.store import Store
@@ -128,6 +129,8 @@ def test_annotator_verifies_an_item_with_keys_in_one_window(app_server, page):
 
     # Review is not for an annotator: a plain message says so and where their work is
     page.get_by_role("tab", name="Review").click()
-    page.wait_for_function("() => { const m = document.querySelector('#review-msg');"
-                           " return m && m.innerText.includes('Review is for reviewers and admins'); }", timeout=20000)
-    assert "Your own marks and prefix walks are in Verify" in page.inner_text("#review-msg")
+    page.wait_for_selector("#review-access .ib-tab-access", state="visible", timeout=20000)
+    assert page.inner_text("#review-access").strip() == ("Review is for reviewers and admins. You are signed in as "
+                                                         "ana (annotator). Your own marks and prefix walks are in Verify.")
+    expect(page.locator("#review-access")).to_be_in_viewport()
+    page.wait_for_selector("#review-msg", state="hidden", timeout=20000)  # the line alone: no empty Review controls

@@ -305,6 +305,12 @@ def test_a_tabs_line_names_who_it_is_for_and_who_you_are(shared, monkeypatch):
         "Sign in at the top of the page with the user name and password your admin gave you.</div>")
     for tok in tokens.values():
         assert notice_html(ctx, "t2", tok) == ""
+    # Review refused to an annotator also says where their own work is; a signed-out visitor is told to sign in
+    assert notice_html(ctx, "review", tokens["annotator"]) == (
+        '<div class="ib-warn ib-tab-access" role="status" data-tab="review">Review is for reviewers and admins. '
+        "You are signed in as ann (annotator). Your own marks and prefix walks are in Verify.</div>")
+    assert notice_html(ctx, "review", None).endswith(
+        "Sign in at the top of the page with the user name and password your admin gave you.</div>")
 
 
 def test_the_tab_lines_are_filled_on_load_and_on_each_sign_in(shared):
