@@ -27,6 +27,9 @@
     const { res } = await post("/auth/signin", { name: name ? name.value : "", password: pw ? pw.value : "" });
     if (pw) { pw.value = ""; pw.dispatchEvent(new Event("input", { bubbles: true })); }
     if (!res.ok) { say(res.error); return; }
+    // the tabs' "sign in first" lines go at once (they hide their tab's controls); the refresh below redraws
+    // the lines for the new account's role, so no tab waits on the server's queue to show its controls
+    document.querySelectorAll(".ib-tab-access").forEach((el) => el.remove());
     refreshed();
   }
 
