@@ -12,6 +12,7 @@ from annotation import auth, interchange, review, verification
 from annotation.edits import current_value, default_field, valid_fields
 from annotation.model import Item, Review, Verification
 from ibench_ui.context import AppContext
+from ibench_ui.role_table import ELSEWHERE
 
 STATUS_FILTERS = ["all", "unreviewed", "accepted", "needs-fix", "rejected", "flagged", "disputed", "undecided disputes"]
 
@@ -121,7 +122,7 @@ class ReviewService:
         user = auth.require(self.ctx.store, tok, auth.ANYONE)
         if user.role not in auth.STAFF:
             raise PermissionError(f"Review is for reviewers and admins; you are signed in as {user.name} "
-                                  f"({user.role}). Your own marks and prefix walks are in Verify.")
+                                  f"({user.role}). {ELSEWHERE['review']}")
         return user
 
     def queue(self, tok: str, benchmark: str, status_filter: str, annotator: str) -> Queue:

@@ -27,6 +27,9 @@ TABS: dict[str, tuple[str, tuple[str, ...]]] = {
     "users": ("Users", ADMINS),
 }
 
+# tab id -> where a refused account's own work is (its tab line and the service's refusal both say it)
+ELSEWHERE = {"review": "Your own marks and prefix walks are in Verify."}
+
 # finer checks inside a tab's service: who may do what once the event function is reached
 RUN = ADMINS       # Runs: start or cancel a run (loads and runs a model: an admin action; ibench_ui.runs_service)
 RUN_VIEW = STAFF   # Runs: watch runs and read their reports

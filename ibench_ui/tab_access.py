@@ -12,11 +12,10 @@ from annotation import auth
 from ibench_ui.context import AppContext
 from ibench_ui.guard import Events, refusal
 from ibench_ui.render import esc
-from ibench_ui.role_table import ACCOUNTS, ANNOTATOR, REVIEWER, ADMIN, TABS
+from ibench_ui.role_table import ACCOUNTS, ANNOTATOR, REVIEWER, ADMIN, ELSEWHERE, TABS
 
 PLURAL = {ANNOTATOR: "annotators", REVIEWER: "reviewers", ADMIN: "admins"}
 SIGN_IN = "Sign in at the top of the page with the user name and password your admin gave you."
-ELSEWHERE = {"review": "Your own marks and prefix walks are in Verify."}  # where a refused account's own work is
 
 
 def who_for(roles: tuple[str, ...]) -> str:
