@@ -62,6 +62,18 @@ class AppServer:
             stop_process(self.proc)
 
 
+# how long a Playwright step waits for the state it needs (an element, a click's target): generous, because the
+# suite must pass on a fully loaded 2-core machine; a step that never gets its state still fails, only later
+STEP_TIMEOUT_MS = 90_000
+
+
+def new_context(browser, **kwargs):
+    """A browser context for one test, its steps waiting up to STEP_TIMEOUT_MS (Playwright's default is 30 s)."""
+    ctx = browser.new_context(**kwargs)
+    ctx.set_default_timeout(STEP_TIMEOUT_MS)
+    return ctx
+
+
 @pytest.fixture(scope="module")
 def app_server(tmp_path_factory):
     srv = AppServer(tmp_path_factory.mktemp("app") / "ibench.sqlite").start()
@@ -85,7 +97,7 @@ def browser():
 def page(browser, request):
     """A fresh page; a module or test marked `@pytest.mark.viewport(width, height)` gets that window size."""
     mark = request.node.get_closest_marker("viewport")
-    ctx = browser.new_context(**({"viewport": {"width": mark.args[0], "height": mark.args[1]}} if mark else {}))
+    ctx = new_context(browser, **({"viewport": {"width": mark.args[0], "height": mark.args[1]}} if mark else {}))
     pg = ctx.new_page()
     yield pg
     ctx.close()

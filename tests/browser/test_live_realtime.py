@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # session_helpers beside this file (importlib mode)
 import time
 
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer, new_context
 from session_helpers import VIDEO, open_ready, rows, start, study_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.viewport(1280, 1000)]
@@ -92,7 +92,7 @@ def mic_page(browser, tmp_path):
                    check=True)
     b = browser.browser_type.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS + [
         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", f"--use-file-for-fake-audio-capture={wav}"])
-    ctx = b.new_context(viewport={"width": 1280, "height": 1000}, permissions=["microphone"])
+    ctx = new_context(b, viewport={"width": 1280, "height": 1000}, permissions=["microphone"])
     yield ctx.new_page()
     b.close()
 

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # session_helpers beside this file (importlib mode)
 from session_helpers import STATES_JS, VIDEO, open_ready, rows, start, state_gaps, study_url
-from tests.browser.conftest import AppServer
+from tests.browser.conftest import AppServer, new_context
 
 pytestmark = pytest.mark.browser
 ITEM = "moving_square#0"
@@ -18,7 +18,7 @@ ITEM = "moving_square#0"
 
 @pytest.fixture
 def small(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ctx = new_context(browser, viewport={"width": 1280, "height": 720})
     ctx.add_init_script(STATES_JS)
     pg = ctx.new_page()
     yield pg
@@ -71,7 +71,7 @@ def test_unreachable_model_keeps_start_closed(tmp_path, browser):
     reg = tmp_path / "models.toml"
     reg.write_text('allowed_base_urls = ["http://127.0.0.1:9/v1"]\n[models]\n"down" = "openai:m@http://127.0.0.1:9/v1"\n')
     srv = AppServer(tmp_path / "ibench.sqlite", ["--models", str(reg)]).start()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ctx = new_context(browser, viewport={"width": 1280, "height": 720})
     page = ctx.new_page()
     try:
         page.goto(study_url(srv.url, "P-down", [ITEM], model="down", who="model"))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # helpers beside this file (importlib mode)
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer, new_context
 from session_helpers import center, open_ready, rows, start, study_url, wait_media
 
 pytestmark = pytest.mark.browser
@@ -73,7 +73,7 @@ def mic_page(browser, speech_wav):
     b = browser.browser_type.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS + [
         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
         f"--use-file-for-fake-audio-capture={speech_wav}"])
-    ctx = b.new_context(viewport={"width": 1280, "height": 1000}, permissions=["microphone"])
+    ctx = new_context(b, viewport={"width": 1280, "height": 1000}, permissions=["microphone"])
     ctx.add_init_script(GUM_PROBE)
     yield ctx.new_page()
     b.close()

@@ -10,6 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # session_helpers beside this file (importlib mode)
 from session_helpers import PROBE_JS, VIDEO, center, open_ready, rows, start, study_url, wait_media
 from annotation.store import Store
+from tests.browser.conftest import new_context
 
 pytestmark = pytest.mark.browser
 ITEM = "moving_square#0"
@@ -17,7 +18,7 @@ ITEM = "moving_square#0"
 
 @pytest.fixture
 def probed(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+    ctx = new_context(browser, viewport={"width": 1280, "height": 1000})
     ctx.add_init_script(PROBE_JS)
     page = ctx.new_page()
     yield page
@@ -53,7 +54,7 @@ def test_button_key_and_text_times_match_the_page(app_server, probed):
     assert got[2].meta["source"] == "button" and got[1].meta["source"] == "key:Space"
     assert got[3].meta["source"] == "enter" and got[4].meta["source"] == "send"
     # the live timeline lists what is logged, in a box of fixed height
-    page.wait_for_function("() => document.querySelectorAll('#session-timeline li').length === 6", timeout=5000)
+    page.wait_for_function("() => document.querySelectorAll('#session-timeline li').length === 6", timeout=60000)
     box = page.locator("#session-timeline").bounding_box()
     assert 150 <= box["height"] <= 200
     # no speech model configured: the mic control is off and says what to configure

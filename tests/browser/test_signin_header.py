@@ -6,7 +6,7 @@ import pytest
 
 from annotation import auth
 from annotation.store import Store
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import new_context, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +30,7 @@ def in_window(page, selector, width, height):
 
 @pytest.mark.parametrize("width,height", SIZES)
 def test_header_sign_in_on_every_tab_kept_across_a_reload(accounts, browser, width, height):
-    ctx = browser.new_context(viewport={"width": width, "height": height})
+    ctx = new_context(browser, viewport={"width": width, "height": height})
     page = ctx.new_page()
     try:
         page.goto(accounts.url + "/")

@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # session_helpers beside this file (importlib mode)
 from session_helpers import PROBE_JS, VIDEO, rows, wait_media
 from annotation.store import Store
+from tests.browser.conftest import new_context
 from annotation.studies import create_study, participant_url, resolve_token
 
 pytestmark = pytest.mark.browser
@@ -23,7 +24,7 @@ CONSENT = "# Colour study\n\nPlease **watch closely**.\n\n<script>window.__pwned
 
 @pytest.fixture
 def probed(browser):
-    ctx = browser.new_context(viewport={"width": W, "height": H})
+    ctx = new_context(browser, viewport={"width": W, "height": H})
     ctx.add_init_script(PROBE_JS)
     page = ctx.new_page()
     yield page
@@ -111,7 +112,7 @@ def test_study_link_consent_practice_calibration_items_code(app_server, probed):
         page.wait_for_selector('#cal-cue[data-on="1"]', timeout=20000)
         page.wait_for_timeout(250)
         page.keyboard.press("Space")
-        page.wait_for_selector('#cal-cue[data-on="0"]', timeout=5000)
+        page.wait_for_selector('#cal-cue[data-on="0"]', timeout=60000)
     wait_ready(page, ITEMS[0])
     cal = session_settings(app_server.db, sid)["calibration"]
     assert cal["n_trials"] == 8 and cal["n_valid"] == 8

@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # session_helpers besi
 from session_helpers import PROBE_JS, VIDEO, rows, wait_media
 from annotation.loaders import demo_dir
 from annotation.store import Store
+from tests.browser.conftest import new_context
 from annotation.studies import create_study, participant_url, resolve_token
 from app import main
 
@@ -56,7 +57,7 @@ def test_study_sat_in_the_browser_goes_through_the_human_reference_chain(app_ser
                                   "calibrate": False, "countdown": 0})
     sid = resolve_token(st, tokens["P-hr"]).session_id
     st.close()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ctx = new_context(browser, viewport={"width": 1280, "height": 720})
     ctx.add_init_script(PROBE_JS)
     page = ctx.new_page()
     try:
