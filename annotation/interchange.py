@@ -92,6 +92,8 @@ def changes_from_rows(dataset: Dataset, table: Iterable[dict]) -> list[tuple[str
     for k, r in enumerate(table, 1):
         if r.get("benchmark") not in (None, "", dataset.benchmark):
             raise ValueError(f"row {k}: benchmark {r.get('benchmark')!r} is not {dataset.benchmark!r}")
+        if str(r.get("item_id")) not in dataset:
+            raise ValueError(f"row {k}: item_id: no item {str(r.get('item_id'))!r} in {dataset.benchmark}")
         it = dataset.get(str(r.get("item_id")))
         cells = {"request.time": r.get("request_time"), "request.text": r.get("request_text")}
         tid = r.get("target_id")
@@ -106,9 +108,11 @@ def changes_from_rows(dataset: Dataset, table: Iterable[dict]) -> list[tuple[str
                 continue
             try:
                 cur = current_value(it, field)
+                new = parse_value(it, field, raw)
             except KeyError as exc:
-                raise ValueError(f"row {k}: {exc}") from None
-            new = parse_value(it, field, raw)
+                raise ValueError(f"row {k}: {exc.args[0]}") from None
+            except ValueError as exc:
+                raise ValueError(f"row {k}: {dataset.benchmark}/{it.id}: {exc}") from None
             if not _equal(cur, new):
                 out.append((it.id, field, new))
     return out

@@ -198,7 +198,9 @@ def test_a_reference_that_changes_its_type_is_a_change():
 @pytest.mark.parametrize("row,message", [
     ({"benchmark": "other", "item_id": "clip#1"}, "row 2: benchmark 'other' is not 'toy'"),
     ({"benchmark": "toy", "item_id": "clip#1", "target_id": "g9", "anchor": "1"}, "row 2: "),
-    ({"item_id": "clip#1", "target_id": "g1", "anchor": "soon"}, "target.g1.anchor: expected a time"),
+    ({"item_id": "clip#1", "target_id": "g1", "anchor": "soon"},
+     "row 2: toy/clip#1: target.g1.anchor: expected a time in seconds >= 0 (or MM:SS), got 'soon'"),
+    ({"benchmark": "toy", "item_id": "clip#9", "request_time": "1"}, "row 2: item_id: no item 'clip#9' in toy"),
 ])
 def test_a_row_that_cannot_apply_is_refused_naming_it(row, message):
     with pytest.raises(ValueError) as e:
@@ -209,7 +211,7 @@ def test_a_row_that_cannot_apply_is_refused_naming_it(row, message):
 def test_an_unknown_target_names_the_row_and_the_target():
     with pytest.raises(ValueError) as e:
         interchange.changes_from_rows(_ds(), [_row(target_id="g9", anchor="1")])
-    assert str(e.value) == "row 1: \"toy/clip#1: no target 'g9' (targets: g1, g2, g3)\""
+    assert str(e.value) == "row 1: toy/clip#1: no target 'g9' (targets: g1, g2, g3)"
 
 
 def test_rows_without_a_benchmark_column_are_this_datasets():
