@@ -49,10 +49,13 @@ def build_header(ctx: AppContext, events: Events, demo: gr.Blocks):
                        interactive=True, min_width=110)  # read by signin.js
             password = gr.Textbox(show_label=False, placeholder="Password", type="password",
                                   elem_id="signin-password", container=False, interactive=True, min_width=110)
-            gr.Button("Sign in", variant="primary", size="sm", elem_id="signin-button", min_width=70)
+            # both buttons start disabled: Gradio adds the head's scripts without waiting for them, so on a slow
+            # page a click could come before static/signin.js listens; the script enables them once it does
+            gr.Button("Sign in", variant="primary", size="sm", elem_id="signin-button", min_width=70,
+                      interactive=False)
             who = gr.HTML(f'<div id="signin-status">{esc(NOT_SIGNED_IN)}</div>', elem_id="signin-status-box",
                           js_on_load=None)
-            gr.Button("Sign out", size="sm", elem_id="signout-button", min_width=70)  # static/signin.js
+            gr.Button("Sign out", size="sm", elem_id="signout-button", min_width=70, interactive=False)
             refresh = gr.Button("Signed in", elem_id="signin-refresh", elem_classes=["ib-hidden"])
 
     def signed_in(request: gr.Request):

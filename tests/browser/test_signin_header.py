@@ -92,3 +92,31 @@ def test_header_sign_in_on_every_tab_kept_across_a_reload(accounts, browser, wid
                                timeout=20000)
     finally:
         ctx.close()
+
+
+def test_the_buttons_wait_for_their_script_and_a_sign_in_says_it_is_on_its_way(accounts, page):
+    """Gradio adds the page's scripts without waiting for them: until static/signin.js listens, Sign in is
+    disabled, so a click on a slow page is never lost. While the password is being checked the status says so,
+    and a second click sends nothing more."""
+    held, posts = [], []
+    page.route("**/ib-static/signin.js*", lambda route: held.append(route))
+    page.on("request", lambda r: posts.append(r.url) if r.url.endswith("/auth/signin") else None)
+    page.goto(accounts.url + "/")
+    page.wait_for_selector("#signin-button", state="visible")
+    page.wait_for_function("() => document.querySelectorAll('#browse-access .ib-tab-access').length === 1")
+    assert held, "the page asked for no sign-in script"
+    assert page.locator("#signin-button").is_disabled()  # the header is drawn, its script is held back
+    page.locator("#signin-name input, #signin-name textarea").first.fill("ann")
+    page.locator("#signin-password input").first.fill("ann-password")
+    answers = []
+    page.route("**/auth/signin", lambda route: answers.append(route))  # the password check, held
+    held[0].continue_()
+    page.wait_for_function("() => !document.querySelector('#signin-button').disabled")
+    page.click("#signin-button")
+    page.wait_for_function("() => document.querySelector('#signin-status').innerText.trim() === 'Signing in…'")
+    page.click("#signin-button")
+    assert len(answers) == 1 and len(posts) == 1, (answers, posts)
+    answers[0].continue_()
+    page.wait_for_selector('#signin-status[data-user="ann"]', state="attached")
+    assert len(posts) == 1
+    assert "Signed in as ann (annotator)" in page.inner_text("#signin-status")
