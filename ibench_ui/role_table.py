@@ -35,8 +35,9 @@ RUN = ADMINS       # Runs: start or cancel a run (loads and runs a model: an adm
 RUN_VIEW = STAFF   # Runs: watch runs and read their reports
 
 # (where the event is registered: a tab id, or "page" for the page header and load, function name) -> roles.
-# Runs', Review's and Users' functions are open to every account: their services refuse other roles inside with
-# a message in the tab (RUN and RUN_VIEW above, ibench_ui.review_service, ibench_ui.auth_ui.build_users).
+# Each is the roles of its tab (TABS), with two exceptions: Review's queue refresh also runs after every sign-in
+# (an annotator's is answered in the tab by ibench_ui.review_service, not with an error), and Runs' start and
+# cancel reach reviewers, whom ibench_ui.runs_service tells that starting a run is an admin's (RUN above).
 EVENTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("page", "signed_in"): EVERYONE,        # after a sign-in or sign-out: the header's status redraws
     ("page", "signin_status"): EVERYONE,    # the header's status on a page load (from the cookie)
@@ -45,14 +46,14 @@ EVENTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("browse", "on_bench"): ACCOUNTS,
     ("browse", "on_item"): ACCOUNTS,
     ("browse", "on_load"): ACCOUNTS,
-    ("runs", "on_start"): ACCOUNTS,
-    ("runs", "on_cancel"): ACCOUNTS,
-    ("runs", "on_show"): ACCOUNTS,
-    ("runs", "on_open"): ACCOUNTS,
-    ("runs", "on_runs_focus"): ACCOUNTS,
-    ("runs", "on_run"): ACCOUNTS,
-    ("runs", "on_drill"): ACCOUNTS,
-    ("runs", "on_tick"): ACCOUNTS,
+    ("runs", "on_start"): STAFF,
+    ("runs", "on_cancel"): STAFF,
+    ("runs", "on_show"): STAFF,
+    ("runs", "on_open"): STAFF,
+    ("runs", "on_runs_focus"): STAFF,
+    ("runs", "on_run"): STAFF,
+    ("runs", "on_drill"): STAFF,
+    ("runs", "on_tick"): STAFF,
     ("compare", "on_bench"): STAFF,
     ("compare", "on_item"): STAFF,
     ("compare", "on_who"): STAFF,
@@ -77,22 +78,22 @@ EVENTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("verify", "on_start"): ACCOUNTS,
     ("verify", "on_interval"): ACCOUNTS,
     ("verify", "on_back"): ACCOUNTS,
-    ("review", "on_refresh"): ACCOUNTS,
-    ("review", "on_pick"): ACCOUNTS,
-    ("review", "on_next"): ACCOUNTS,
-    ("review", "on_item"): ACCOUNTS,
-    ("review", "on_field"): ACCOUNTS,
-    ("review", "on_drag"): ACCOUNTS,
-    ("review", "on_save"): ACCOUNTS,
-    ("review", "on_undo"): ACCOUNTS,
-    ("review", "on_status"): ACCOUNTS,
-    ("review", "on_adj_pick"): ACCOUNTS,
-    ("review", "on_resolve"): ACCOUNTS,
-    ("review", "on_reopen"): ACCOUNTS,
-    ("review", "on_export"): ACCOUNTS,
+    ("review", "on_refresh"): ACCOUNTS,    # also after each sign-in: annotators are told in the tab
+    ("review", "on_pick"): STAFF,
+    ("review", "on_next"): STAFF,
+    ("review", "on_item"): STAFF,
+    ("review", "on_field"): STAFF,
+    ("review", "on_drag"): STAFF,
+    ("review", "on_save"): STAFF,
+    ("review", "on_undo"): STAFF,
+    ("review", "on_status"): STAFF,
+    ("review", "on_adj_pick"): STAFF,
+    ("review", "on_resolve"): STAFF,
+    ("review", "on_reopen"): STAFF,
+    ("review", "on_export"): STAFF,
     ("agreement", "on_go"): ACCOUNTS,
-    ("users", "on_add"): ACCOUNTS,
-    ("users", "on_show"): ACCOUNTS,
+    ("users", "on_add"): ADMINS,
+    ("users", "on_show"): ADMINS,
 }
 
 # the Session tab's server functions (POST /gradio_api/component_server, by fn_name) -> account roles (never
