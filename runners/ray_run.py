@@ -114,6 +114,12 @@ class RayExecutor:
                 return _collect(item.id, gen, on_call, on_wait)
             except TaskCancelledError:
                 return {"cancelled": True}
+            except Exception:
+                # after a cancel, a task may also end by closing its stream early or with the error of the item
+                # it was stopping: the item is cancelled like the others (its calls are stored for a resume)
+                if cancel.is_set():
+                    return {"cancelled": True}
+                raise
             finally:
                 with self._lock:
                     self._live.discard(gen)

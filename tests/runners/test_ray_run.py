@@ -134,7 +134,8 @@ def test_cancel_from_the_runs_tab_stops_the_clusters_tasks(cluster):
         time.sleep(0.2)
     service.cancel("", run_id)
     service.registry.find(run_id).thread.join(DEADLINE)
-    assert ctx.store.get_run(run_id).status == "cancelled"
+    run = ctx.store.get_run(run_id)
+    assert run.status == "cancelled", run.error
     while ray.available_resources().get("CPU", 0) < 2:  # every task ended: both nodes' CPUs are free again
         assert time.time() < deadline, ray.available_resources()
         time.sleep(0.2)
