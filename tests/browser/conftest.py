@@ -67,6 +67,15 @@ class AppServer:
 STEP_TIMEOUT_MS = 90_000
 
 
+def _expect_waits_as_long() -> None:
+    """Playwright's `expect` assertions wait 5 s by default, apart from the context's timeout: the same here."""
+    from playwright.sync_api import expect
+    expect.set_options(timeout=STEP_TIMEOUT_MS)
+
+
+_expect_waits_as_long()
+
+
 def new_context(browser, **kwargs):
     """A browser context for one test, its steps waiting up to STEP_TIMEOUT_MS (Playwright's default is 30 s)."""
     ctx = browser.new_context(**kwargs)

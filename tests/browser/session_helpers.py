@@ -60,7 +60,7 @@ def start(page) -> None:
     page.click("#start-btn")
     page.wait_for_function(f"() => {{ const v = document.querySelector('{VIDEO}'); const b = document.querySelector('#start-btn');"
                            " return v && !v.paused && v.currentTime > 0.2 && b && b.hidden; }",
-                           timeout=20000)
+                           timeout=90000)
 
 
 def wait_media(page, t: float, timeout: float = 40000) -> None:

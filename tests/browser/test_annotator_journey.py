@@ -48,7 +48,7 @@ def item_open(page):
     page.wait_for_function(f"() => {{ const v = document.getElementById('verify-video');"
                            f" const wb = document.querySelector('{WB}');"
                            f" return v && wb && v.dataset.item === wb.dataset.item && v.readyState >= 2; }}",
-                           timeout=30000)
+                           timeout=90000)
     return page.locator(WB).get_attribute("data-item")
 
 
@@ -61,14 +61,14 @@ def test_annotator_verifies_an_item_with_keys_in_one_window(app_server, page):
     page.goto(app_server.url + "/")
     page.get_by_role("tab", name="Annotation").click()
     # signed out: a plain hint, not an empty "Choose an item."
-    page.wait_for_selector("#verify-signin-hint", state="visible", timeout=20000)
+    page.wait_for_selector("#verify-signin-hint", state="visible", timeout=90000)
     assert "Sign in to verify items" in page.inner_text("#verify-signin-hint")
     assert "Sign in to verify items" in page.inner_text("#verify-player")
 
     sign_in(page, "ana", "ana-password")
     first = item_open(page)
     # the workbench in one window: video, timeline, mark and submit, the prefix walk
-    page.wait_for_function(ALL_IN_VIEW, arg=ON_SCREEN, timeout=20000)
+    page.wait_for_function(ALL_IN_VIEW, arg=ON_SCREEN, timeout=90000)
     for sel in ON_SCREEN:
         in_view(page, sel)
     # blind: no proposed time on the page, no targets tier; the own-marks tier is there
@@ -78,59 +78,59 @@ def test_annotator_verifies_an_item_with_keys_in_one_window(app_server, page):
     # the key sheet: an overlay in view, with j's meaning; Escape closes it
     blur(page)
     page.keyboard.press("?")
-    page.wait_for_selector("#verify-keys", state="visible", timeout=20000)
+    page.wait_for_selector("#verify-keys", state="visible", timeout=90000)
     in_view(page, "#verify-keys .ib-wb-keys-box")
     sheet = page.inner_text("#verify-keys")
     assert "next unverified item after this one" in sheet and "a second j leaves it" in sheet
     page.keyboard.press("Escape")
-    page.wait_for_selector("#verify-keys", state="hidden", timeout=20000)
+    page.wait_for_selector("#verify-keys", state="hidden", timeout=90000)
 
     # play from 5 s on (→ five times), mark with m while it plays, pause, submit with Enter
     page.evaluate("() => { document.getElementById('verify-video').muted = true; }")  # headless: no sound device
     blur(page)
     for _ in range(5):
         page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => document.getElementById('verify-video').currentTime >= 4.9", timeout=20000)
+    page.wait_for_function("() => document.getElementById('verify-video').currentTime >= 4.9", timeout=90000)
     page.keyboard.press("k")
     page.wait_for_function("() => { const v = document.getElementById('verify-video');"
-                           " return !v.paused && v.currentTime > 5.2; }", timeout=30000)
+                           " return !v.paused && v.currentTime > 5.2; }", timeout=90000)
     page.keyboard.press("m")
     page.wait_for_function("() => (document.querySelector('#verify-mark textarea, #verify-mark input').value || '')"
-                           ".length > 0", timeout=20000)
+                           ".length > 0", timeout=90000)
     page.keyboard.press("k")
-    page.wait_for_function("() => document.getElementById('verify-video').paused", timeout=20000)
+    page.wait_for_function("() => document.getElementById('verify-video').paused", timeout=90000)
     blur(page)
     page.keyboard.press("Enter")
-    page.wait_for_selector("#verify-reveal-result", timeout=20000)
+    page.wait_for_selector("#verify-reveal-result", timeout=90000)
     in_view(page, "#verify-reveal-result")
     # the mark on its own tier, drawn in blue; the proposed time has its tier only now
     page.wait_for_function(f"() => document.querySelector('{WB}').dataset.marks.includes('\"mine\"')",
-                           timeout=20000)
+                           timeout=90000)
     assert tier_keys(page) == ["targets", "mine", "others"]
     page.wait_for_function(f"() => {{ const p = ({PIXEL_IN_TIER})('mine');"
-                           " return p[2] > 200 && p[0] < 80; }", timeout=20000)
+                           " return p[2] > 200 && p[0] < 80; }", timeout=90000)
 
     # j on the unfinished item (its prefix walk is not done): a warning that says what is left, no move
     blur(page)
     page.keyboard.press("j")
-    page.wait_for_selector("#verify-skip-warning", state="visible", timeout=20000)
+    page.wait_for_selector("#verify-skip-warning", state="visible", timeout=90000)
     assert "Press j again" in page.inner_text("#verify-skip-warning")
     assert page.locator(WB).get_attribute("data-item") == first
     # a second j leaves it: the next unverified item opens, blind (no targets tier, no marks)
     page.keyboard.press("j")
     page.wait_for_function(f"() => {{ const wb = document.querySelector('{WB}');"
-                           f" return wb && wb.dataset.item !== '{first}'; }}", timeout=20000)
+                           f" return wb && wb.dataset.item !== '{first}'; }}", timeout=90000)
     item_open(page)
     assert tier_keys(page) == ["mine", "others"]
     assert page.locator(WB).get_attribute("data-targets") == "[]"
     assert page.locator(WB).get_attribute("data-marks") == "[]"
     assert f"Left {first} unfinished" in page.inner_text("#verify-msg")
-    page.wait_for_function(ALL_IN_VIEW, arg=ON_SCREEN, timeout=20000)
+    page.wait_for_function(ALL_IN_VIEW, arg=ON_SCREEN, timeout=90000)
 
     # Review is not for an annotator: a plain message says so and where their work is
     page.get_by_role("tab", name="Review").click()
-    page.wait_for_selector("#review-access .ib-tab-access", state="visible", timeout=20000)
+    page.wait_for_selector("#review-access .ib-tab-access", state="visible", timeout=90000)
     assert page.inner_text("#review-access").strip() == ("Review is for reviewers and admins. You are signed in as "
                                                          "ana (annotator). Your own marks and prefix walks are in Verify.")
     expect(page.locator("#review-access")).to_be_in_viewport()
-    page.wait_for_selector("#review-msg", state="hidden", timeout=20000)  # the line alone: no empty Review controls
+    page.wait_for_selector("#review-msg", state="hidden", timeout=90000)  # the line alone: no empty Review controls

@@ -10,16 +10,16 @@ def test_browse_plays_demo_item(app_server, page):
     # choose the second InteractionBench item through the dropdown
     page.click("#browse-item input")
     options = page.locator("ul[role=listbox] li")
-    options.nth(1).wait_for(timeout=10000)
+    options.nth(1).wait_for(timeout=90000)
     chosen = options.nth(1).inner_text().split(" · ")[0]
     options.nth(1).click()
     page.wait_for_function("id => { const v = document.querySelector('#stream-video');"
-                           " return v && v.dataset.item === id && v.readyState >= 2; }", arg=chosen, timeout=30000)
+                           " return v && v.dataset.item === id && v.readyState >= 2; }", arg=chosen, timeout=90000)
     page.evaluate("() => { const v = document.querySelector('#stream-video'); v.muted = true; return v.play(); }")
     t0 = page.evaluate("() => document.querySelector('#stream-video').currentTime")
     # plays: waits for the state, never for a wall-clock figure
     page.wait_for_function("t0 => document.querySelector('#stream-video').currentTime > t0 + 0.5", arg=t0,
-                           timeout=30000)
+                           timeout=90000)
     # the request and targets of that item are listed with their times
     assert page.locator("#item-targets").count() == 1
 
@@ -52,7 +52,7 @@ def test_a_choice_made_before_the_page_finished_loading_is_kept(app_server, page
     assert page.locator("#browse-item input").is_disabled()
     page.click("#browse-item input", timeout=60000)
     options = page.locator("ul[role=listbox] li")
-    options.nth(1).wait_for(timeout=10000)
+    options.nth(1).wait_for(timeout=90000)
     chosen = options.nth(1).inner_text().split(" · ")[0]
     options.nth(1).click()
     # the load's own output (the problems line) has landed, and the player still shows the chosen item
@@ -60,7 +60,7 @@ def test_a_choice_made_before_the_page_finished_loading_is_kept(app_server, page
     page.wait_for_function("() => document.querySelector('#browse-problems').innerText.includes('problem')",
                            timeout=60000)
     page.wait_for_function("id => { const v = document.querySelector('#stream-video');"
-                           " return v && v.dataset.item === id; }", arg=chosen, timeout=30000)
+                           " return v && v.dataset.item === id; }", arg=chosen, timeout=90000)
     assert page.locator("#browse-item input").input_value().startswith(chosen)
 
 
@@ -69,8 +69,8 @@ def test_player_id_stays_unique_once_the_session_tab_is_open(app_server, page):
     page.wait_for_selector("video[data-ib-player=browse]", timeout=60000)
     assert page.evaluate("() => document.querySelectorAll('#stream-video').length") == 1
     page.get_by_role("tab", name="Session").click()
-    page.wait_for_selector("#session-player video", state="attached", timeout=30000)
+    page.wait_for_selector("#session-player video", state="attached", timeout=90000)
     page.wait_for_function("() => document.querySelectorAll('#stream-video').length === 1"
-                           " && !!document.querySelector('#session-player #stream-video')", timeout=10000)
+                           " && !!document.querySelector('#session-player #stream-video')", timeout=90000)
     page.get_by_role("tab", name="Browse").click()
     assert page.locator("#browse-video").count() == 1

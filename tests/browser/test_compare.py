@@ -35,7 +35,7 @@ def test_compare_link_shows_one_lane_per_responder_and_seeks(compare_server, pag
                            timeout=60000)
     assert _lanes(page) == keys
     # the plot has one category per responder (plus the targets lane) and coloured points
-    page.wait_for_selector("#compare-plot .js-plotly-plot .scatterlayer", timeout=30000)
+    page.wait_for_selector("#compare-plot .js-plotly-plot .scatterlayer", timeout=90000)
     ticks = page.locator("#compare-plot .ytick text").evaluate_all("es => es.map(e => e.textContent)")
     assert len(ticks) == 3 and "targets" in ticks
     # lanes named who and when: the studio session by alice, the model's run
@@ -45,9 +45,9 @@ def test_compare_link_shows_one_lane_per_responder_and_seeks(compare_server, pag
     assert {"matched", "premature", "redundant"} <= set(legend)
     # clicking the human's matched point seeks the video to its time
     page.wait_for_function("() => { const v = document.querySelector('#compare-video'); return v && v.readyState >= 1; }",
-                           timeout=30000)
+                           timeout=90000)
     page.wait_for_function("() => { const g = document.querySelector('#compare-plot .js-plotly-plot');"
-                           " return g && g.__ibSeek; }", timeout=10000)
+                           " return g && g.__ibSeek; }", timeout=90000)
     target = page.evaluate("""() => {
         const gd = document.querySelector('#compare-plot .js-plotly-plot');
         gd.scrollIntoView();
@@ -61,7 +61,7 @@ def test_compare_link_shows_one_lane_per_responder_and_seeks(compare_server, pag
     page.wait_for_timeout(200)
     page.mouse.click(target["x"], target["y"])
     page.wait_for_function("t => Math.abs(document.querySelector('#compare-video').currentTime - t) < 0.05",
-                           arg=target["t"], timeout=10000)
+                           arg=target["t"], timeout=90000)
 
 
 def test_compare_tab_choose_responders(compare_server, page):
@@ -71,7 +71,7 @@ def test_compare_tab_choose_responders(compare_server, page):
     page.wait_for_function("() => document.querySelectorAll('#compare-lanes .ib-lane').length === 2", timeout=60000)
     # untick the model run: one lane left
     page.locator("#compare-responders label", has_text="baseline:periodic").click()
-    page.wait_for_function("() => document.querySelectorAll('#compare-lanes .ib-lane').length === 1", timeout=30000)
+    page.wait_for_function("() => document.querySelectorAll('#compare-lanes .ib-lane').length === 1", timeout=90000)
     assert _lanes(page) == ["human:alice"]
 
 

@@ -46,7 +46,7 @@ def wait_ready(page) -> None:
 
 def wait_status(page, pattern: str) -> None:
     page.wait_for_function(f"() => /{pattern}/.test(document.querySelector('#session-status').textContent)",
-                           timeout=30000)
+                           timeout=90000)
 
 
 def outbox(page) -> dict:
@@ -79,12 +79,12 @@ def test_participant_journey(app_server, page, tmp_path):
     assert in_view(page, VIDEO) and in_view(page, "#respond-btn") and in_view(page, "#start-btn")
     no_voice_and_no_error(page)
     page.click("#start-btn")
-    page.wait_for_selector("#countdown:not([hidden])", timeout=10000)
+    page.wait_for_selector("#countdown:not([hidden])", timeout=90000)
     wait_media(page, 8.6)                      # the ball is on screen: respond with the key, then the button
     page.keyboard.press("Space")
     wait_status(page, "Logged press")
     page.click("#respond-btn")
-    page.wait_for_function("() => document.querySelectorAll('#session-timeline li').length === 2", timeout=30000)
+    page.wait_for_function("() => document.querySelectorAll('#session-timeline li').length === 2", timeout=90000)
     page.click("#response-text")
     page.keyboard.type("a red ball")
     page.click("#send-btn")
@@ -111,7 +111,7 @@ def test_participant_journey(app_server, page, tmp_path):
     page.click("#next-btn")
 
     # the end: the completion code and the way back to the platform, in view
-    page.wait_for_selector("#study-done:not([hidden]) #completion-code", timeout=30000)
+    page.wait_for_selector("#study-done:not([hidden]) #completion-code", timeout=90000)
     assert page.inner_text("#completion-code") == "JOURNEY-1"
     assert page.get_attribute("#completion-link", "href") == BACK
     assert "You have finished the video." in page.inner_text("#study-done")
@@ -157,7 +157,7 @@ def test_a_dropped_connection_and_a_reload_mid_item_log_each_response_once(app_s
     page.unroute("**/study/api/respond")
     page.reload()
     wait_ready(page)
-    page.wait_for_function("() => (localStorage.getItem('ibench.outbox') || '{}') === '{}'", timeout=30000)
+    page.wait_for_function("() => (localStorage.getItem('ibench.outbox') || '{}') === '{}'", timeout=90000)
     assert page.inner_text("#start-btn") == "Resume"
     got = rows(app_server.db, sid)
     assert len(got) == 2 and len({r.id for r in got}) == 2
@@ -165,9 +165,9 @@ def test_a_dropped_connection_and_a_reload_mid_item_log_each_response_once(app_s
     m = re.search(r"resuming at (\d\d):(\d\d\.\d{3})", page.inner_text("#session-header"))
     assert m and 60 * int(m[1]) + float(m[2]) >= max(r.t for r in got)
     assert page.evaluate(f"() => document.querySelector('{VIDEO}').currentTime") >= max(r.t for r in got)
-    page.wait_for_function("() => document.querySelectorAll('#session-timeline li').length === 2", timeout=30000)
+    page.wait_for_function("() => document.querySelectorAll('#session-timeline li').length === 2", timeout=90000)
     page.click("#start-btn")
-    page.wait_for_function(f"() => !document.querySelector('{VIDEO}').paused", timeout=30000)
+    page.wait_for_function(f"() => !document.querySelector('{VIDEO}').paused", timeout=90000)
     page.keyboard.press("Space")
     wait_status(page, "Logged press")
     assert len(rows(app_server.db, sid, 3)) == 3

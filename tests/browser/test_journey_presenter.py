@@ -31,9 +31,9 @@ def test_presenter_journey(app_server, page):
     page.goto(study_url(app_server.url, "P-demo", [ITEM], model=SPEC, who="model"))
     page.wait_for_selector("#present-link:not([hidden])", timeout=60000)
     page.click("#present-link")                               # the presenter view's button
-    page.wait_for_url(re.compile(r"view=present"), timeout=30000)
+    page.wait_for_url(re.compile(r"view=present"), timeout=90000)
     page.wait_for_selector('#ib-session.ib-present #model-state[data-state="ready"]', timeout=60000)
-    page.wait_for_selector("#start-btn:not([disabled])", timeout=30000)
+    page.wait_for_selector("#start-btn:not([disabled])", timeout=90000)
 
     # nothing for the audience but the stream, its state and the transcript: no tabs, no microphone, no operator
     # message, no idle human control
@@ -44,7 +44,7 @@ def test_presenter_journey(app_server, page):
     assert "asr-model" not in page.inner_text("body")
     page.click("#start-btn")
     page.wait_for_function(f"() => {{ const v = document.querySelector('{VIDEO}'); return v && !v.paused; }}",
-                           timeout=30000)
+                           timeout=90000)
 
     # transcript lines appear beside the stream, newest first, each with its media time
     page.wait_for_function("() => document.querySelectorAll('#session-timeline li.ib-tl-model').length >= 3",

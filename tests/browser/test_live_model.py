@@ -25,14 +25,14 @@ def test_periodic_model_beside_a_human_is_pushed_fast_and_scored_apart(app_serve
     sid = open_ready(page, study_url(app_server.url, "P-live", [ITEM], model=spec, who="both"))
     assert page.locator(lane(spec)).count() == 1 and page.locator('#session-timeline [data-lane="human"]').count() == 1
     start(page)
-    page.wait_for_selector("#session-timeline li.ib-tl-model", timeout=10000)   # the t=1 decision, live
+    page.wait_for_selector("#session-timeline li.ib-tl-model", timeout=90000)   # the t=1 decision, live
     first = rows(app_server.db, sid, 1)
     assert first[0].responder == f"model:{spec}@{sid}" and first[0].t == 1.0
     assert page.evaluate(f"() => document.querySelector('{VIDEO}').currentTime") >= 1.0  # never ahead of the page
     wait_media(page, 1.5)
     page.keyboard.press("Space")                                                  # the human responds too
     page.evaluate(f"() => {{ document.querySelector('{VIDEO}').playbackRate = 3; }}")
-    page.wait_for_selector("#item-result #item-score-model", timeout=40000)
+    page.wait_for_selector("#item-result #item-score-model", timeout=90000)
     got = rows(app_server.db, sid)
     model = [r for r in got if r.responder == f"model:{spec}@{sid}"]
     human = [r for r in got if r.responder == "human:P-live"]
@@ -75,7 +75,7 @@ def test_motion_model_alone_answers_the_scene_change(app_server, page):
     start(page)
     assert page.locator("#respond-btn").is_disabled() and page.locator("#response-text").is_disabled()
     page.evaluate(f"() => {{ document.querySelector('{VIDEO}').playbackRate = 2; }}")
-    page.wait_for_selector("#session-timeline li.ib-tl-model", timeout=20000)
+    page.wait_for_selector("#session-timeline li.ib-tl-model", timeout=90000)
     first_t = float(page.get_attribute("#session-timeline li.ib-tl-model", "data-t"))
     assert 6.0 <= first_t <= 7.0, first_t                                           # within 1 s of the change at 6 s
     wait_media(page, 9.2)

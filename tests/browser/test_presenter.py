@@ -38,10 +38,10 @@ def test_scripted_model_caption_on_the_video(app_server, small):
     page = small
     spec = "baseline:periodic:2"   # scripted: says "Still watching." at t = 1, 3, 5, ...
     sid = open_ready(page, study_url(app_server.url, "P-show", [ITEM], model=spec, who="model"))
-    page.wait_for_selector('#model-state[data-state="ready"]', timeout=20000)   # reached before Start
+    page.wait_for_selector('#model-state[data-state="ready"]', timeout=90000)   # reached before Start
     assert page.locator(".ib-controls").is_hidden() and page.locator("#respond-btn").is_hidden()
     start(page)
-    page.wait_for_selector("#model-caption:not([hidden])", timeout=20000)
+    page.wait_for_selector("#model-caption:not([hidden])", timeout=90000)
     assert page.inner_text("#model-caption") == "Still watching."
     first = rows(app_server.db, sid, 1)[0]
     assert page.get_attribute("#model-caption", "data-rid") == first.id
@@ -53,7 +53,7 @@ def test_scripted_model_caption_on_the_video(app_server, small):
     assert page.get_attribute("#model-state", "data-state") in ("spoke", "thinking", "watching")
     # the badge changes only when a state lasts: every shown state stayed at least 1.2 s (the page's HOLD_MS)
     # before the next replaced it, whatever the model's call rhythm (a call every 0.5 s of a few ms each)
-    page.wait_for_function("() => window.__states.filter(s => s.state === 'spoke').length >= 2", timeout=30000)
+    page.wait_for_function("() => window.__states.filter(s => s.state === 'spoke').length >= 2", timeout=90000)
     shown, gaps = state_gaps(page)
     assert gaps and min(gaps) >= 1200 - 0.1, shown  # data-since is written to 0.1 ms: the hold less that rounding
     # lanes readable from the back of the room, with a playhead that follows the video
@@ -61,9 +61,9 @@ def test_scripted_model_caption_on_the_video(app_server, small):
     assert lane["height"] >= 40
     x0 = page.evaluate("() => parseFloat(document.querySelector('#session-timeline .ib-tl-playhead').style.left)")
     page.wait_for_function(f"() => parseFloat(document.querySelector('#session-timeline .ib-tl-playhead').style.left) > {x0}",
-                           timeout=10000)
+                           timeout=90000)
     # a newer utterance replaces the caption
-    page.wait_for_function(f"() => document.querySelector('#model-caption').dataset.rid !== {first.id!r}", timeout=20000)
+    page.wait_for_function(f"() => document.querySelector('#model-caption').dataset.rid !== {first.id!r}", timeout=90000)
     assert page.inner_text("#model-caption") == "Still watching."
 
 

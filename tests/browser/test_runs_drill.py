@@ -41,11 +41,11 @@ def test_drill_down_shows_every_decision_with_frames_and_verdicts(app_server, pa
     assert len(calls) > 10 and spoke  # the motion baseline speaks on this item
     page.goto(app_server.url + "/")
     page.get_by_role("tab", name="Runs").click()
-    page.wait_for_selector("#drill-run", timeout=30000)
+    page.wait_for_selector("#drill-run", timeout=90000)
     page.locator("#drill-run input").click()  # focus refreshes the list with the run made after start-up
     page.locator("ul[role=listbox] li", has_text=run_id).first.click()
     page.wait_for_function(f"() => (document.querySelector('#drill-item input') || {{}}).value === {ITEM!r}",
-                           timeout=20000)
+                           timeout=90000)
     page.click("#drill-show")
     page.wait_for_selector("#drill-table tr.ib-decision", timeout=60000)
     rows = page.locator("#drill-table tr.ib-decision")
@@ -77,7 +77,7 @@ def test_drill_down_shows_every_decision_with_frames_and_verdicts(app_server, pa
     pick(page, "#drill-filter", "responded")
     page.click("#drill-show")
     page.wait_for_function(f"() => document.querySelector('#drill-table')?.dataset.n === '{len(spoke)}'",
-                           timeout=30000)
+                           timeout=90000)
     assert page.locator("#drill-table tr.ib-decision").count() == len(spoke)
 
 
@@ -86,11 +86,11 @@ def test_a_folded_run_of_decisions_unfolds_and_folds_again(app_server, page, bas
     run_id, _ = baseline_run
     page.goto(app_server.url + "/")
     page.get_by_role("tab", name="Runs").click()
-    page.wait_for_selector("#drill-run", timeout=30000)
+    page.wait_for_selector("#drill-run", timeout=90000)
     page.locator("#drill-run input").click()
     page.locator("ul[role=listbox] li", has_text=run_id).first.click()
     page.wait_for_function(f"() => (document.querySelector('#drill-item input') || {{}}).value === {ITEM!r}",
-                           timeout=20000)
+                           timeout=90000)
     page.click("#drill-show")
     button = page.locator("#drill-table button.ib-times").first
     button.wait_for(timeout=60000)
@@ -101,10 +101,10 @@ def test_a_folded_run_of_decisions_unfolds_and_folds_again(app_server, page, bas
     assert all(folded.nth(k).is_hidden() for k in range(n - 1))
     button.click()
     page.wait_for_function(f"() => [...document.querySelectorAll(\"#drill-table tr.ib-repeat[data-group='{group}']\")]"
-                           ".every(r => r.offsetParent !== null)", timeout=10000)
+                           ".every(r => r.offsetParent !== null)", timeout=90000)
     assert button.get_attribute("aria-expanded") == "true"
     assert "the same decision as above" in folded.first.inner_text()
     button.click()
     page.wait_for_function(f"() => [...document.querySelectorAll(\"#drill-table tr.ib-repeat[data-group='{group}']\")]"
-                           ".every(r => r.offsetParent === null)", timeout=10000)
+                           ".every(r => r.offsetParent === null)", timeout=90000)
     assert button.get_attribute("aria-expanded") == "false"

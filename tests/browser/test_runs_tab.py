@@ -7,7 +7,7 @@ pytestmark = pytest.mark.browser
 def test_start_a_baseline_run_and_watch_it_finish(app_server, page):
     page.goto(app_server.url + "/")
     page.get_by_role("tab", name="Runs").click()
-    page.wait_for_selector("#runs-start", timeout=30000)
+    page.wait_for_selector("#runs-start", timeout=90000)
     page.locator("#runs-benchmark input").click()
     page.locator("ul[role=listbox] li", has_text="proactivebench").first.click()
     page.click("#runs-start")
@@ -15,10 +15,10 @@ def test_start_a_baseline_run_and_watch_it_finish(app_server, page):
                            " return s && s.innerText.includes('Started run'); }", timeout=60000)
     # while it runs the other tabs still answer
     page.get_by_role("tab", name="Browse").click()
-    page.wait_for_selector("#browse-item", timeout=10000)
+    page.wait_for_selector("#browse-item", timeout=90000)
     page.get_by_role("tab", name="Runs").click()
     page.wait_for_function("() => { const t = document.querySelector('#runs-table');"
                            " return t && /proactivebench[\\s\\S]*done[\\s\\S]*6\\/6/.test(t.innerText); }", timeout=90000)
     page.click("#runs-show")
     page.wait_for_function("() => (document.querySelector('#runs-report') || {}).innerText?.includes('AVG')",
-                           timeout=30000)
+                           timeout=90000)

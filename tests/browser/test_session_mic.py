@@ -83,7 +83,7 @@ def test_push_to_talk_logs_speech_at_its_onset_with_a_transcript(mic_server, mic
     page = mic_page
     sid = open_ready(page, study_url(mic_server.url, "P-mic", [ITEM]))
     start(page)
-    page.wait_for_function("() => !document.querySelector('#mic-btn').disabled", timeout=30000)  # model loaded
+    page.wait_for_function("() => !document.querySelector('#mic-btn').disabled", timeout=90000)  # model loaded
     wait_media(page, 1.0)
     x, y = center(page, "#mic-btn")
     page.mouse.move(x, y)
@@ -99,7 +99,7 @@ def test_push_to_talk_logs_speech_at_its_onset_with_a_transcript(mic_server, mic
     assert isinstance(r.text, str) and r.meta["asr_error"] is None
     assert isinstance(r.meta["words"], list) and r.meta["clip_s"] > 3.0
     assert Path(r.audio_path).is_file() and r.meta["source"] == "ptt"
-    page.wait_for_function("() => document.querySelector('#session-timeline .ib-k-speech')", timeout=10000)
+    page.wait_for_function("() => document.querySelector('#session-timeline .ib-k-speech')", timeout=90000)
 
     # the transcript can be corrected afterwards; its time does not change
     page.click("#session-timeline .ib-fix")

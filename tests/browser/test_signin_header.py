@@ -52,8 +52,8 @@ def test_header_sign_in_on_every_tab_kept_across_a_reload(accounts, browser, wid
         page.get_by_role("tab", name="Runs").click()  # signing in from another tab than Annotation
         sign_in(page, "ann", "ann-password")
         page.wait_for_function("() => document.querySelector('#signin-status').innerText.includes("
-                               "'Signed in as ann (annotator)')", timeout=20000)
-        page.wait_for_selector("#signin-button", state="hidden", timeout=20000)
+                               "'Signed in as ann (annotator)')", timeout=90000)
+        page.wait_for_selector("#signin-button", state="hidden", timeout=90000)
         assert page.locator("#signin-name").is_hidden() and page.locator("#signin-password").is_hidden()
         assert page.locator("#signout-button").is_visible()
 
@@ -64,32 +64,32 @@ def test_header_sign_in_on_every_tab_kept_across_a_reload(accounts, browser, wid
                 top = page.evaluate("(s) => document.querySelector(s).getBoundingClientRect().top + scrollY", sel)
                 assert 0 <= top <= 56, (tab, sel, top)
         page.get_by_role("tab", name="Compare").click()
-        page.wait_for_selector("#compare-access .ib-tab-access", timeout=20000)
+        page.wait_for_selector("#compare-access .ib-tab-access", timeout=90000)
         assert page.inner_text("#compare-access").strip() == \
             "Compare is for reviewers and admins. You are signed in as ann (annotator)."
         in_window(page, "#compare-access", width, height)
         for control in ("#compare-benchmark", "#compare-item", "#compare-responders"):  # the line alone, no controls
-            page.wait_for_selector(control, state="hidden", timeout=20000)
+            page.wait_for_selector(control, state="hidden", timeout=90000)
         page.get_by_role("tab", name="Leaderboard").click()
         assert page.inner_text("#leaderboard-access").strip() == \
             "Leaderboard is for reviewers and admins. You are signed in as ann (annotator)."
         page.get_by_role("tab", name="Browse").click()
         assert page.locator("#browse-access .ib-tab-access").count() == 0  # a tab the role may use: no line
-        page.wait_for_selector("#browse-benchmark", state="visible", timeout=20000)  # ... and its controls
+        page.wait_for_selector("#browse-benchmark", state="visible", timeout=90000)  # ... and its controls
 
         page.reload()  # the cookie keeps the sign-in
         page.wait_for_selector('#signin-status[data-user="ann"]', timeout=60000)
-        page.wait_for_selector("#signin-button", state="hidden", timeout=20000)
+        page.wait_for_selector("#signin-button", state="hidden", timeout=90000)
         assert "Signed in as ann (annotator)" in page.inner_text("#signin-status")
         page.get_by_role("tab", name="Compare").click()
-        page.wait_for_selector("#compare-access .ib-tab-access", timeout=20000)
+        page.wait_for_selector("#compare-access .ib-tab-access", timeout=90000)
         assert "You are signed in as ann (annotator)." in page.inner_text("#compare-access")
         page.click("#signout-button")
-        page.wait_for_selector("#signin-status >> text=Signed out", timeout=20000)
-        page.wait_for_selector("#signin-button", state="visible", timeout=20000)
+        page.wait_for_selector("#signin-status >> text=Signed out", timeout=90000)
+        page.wait_for_selector("#signin-button", state="visible", timeout=90000)
         page.wait_for_function("() => (document.querySelector('#compare-access') || {}).innerText"
                                " && document.querySelector('#compare-access').innerText.includes('Sign in at the top')",
-                               timeout=20000)
+                               timeout=90000)
     finally:
         ctx.close()
 

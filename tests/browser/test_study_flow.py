@@ -60,12 +60,12 @@ def in_view(page, selector: str) -> bool:
 def wait_ready(page, item: str) -> None:
     page.wait_for_function(f"() => {{ const v = document.querySelector('{VIDEO}'); const b = document.querySelector('#start-btn');"
                            f" return v && v.dataset.item === {item!r} && v.readyState >= 2 && b && !b.hidden && !b.disabled; }}",
-                           timeout=30000)
+                           timeout=90000)
 
 
 def wait_playing(page) -> None:
     page.wait_for_function(f"() => {{ const v = document.querySelector('{VIDEO}'); return v && !v.paused && v.currentTime > 0.2; }}",
-                           timeout=30000)
+                           timeout=90000)
 
 
 def fast_forward(page) -> None:
@@ -101,15 +101,15 @@ def test_study_link_consent_practice_calibration_items_code(app_server, probed):
     page.keyboard.press("Space")
     page.wait_for_function("() => /Practice: response seen/.test(document.querySelector('#session-status').textContent)")
     fast_forward(page)
-    page.wait_for_selector("#practice-done", timeout=30000)
+    page.wait_for_selector("#practice-done", timeout=90000)
     assert rows(app_server.db, sid) == []  # practice is not recorded
     page.click("#next-btn")
 
     # reaction test: 8 cues (visual and audio); the "participant" reacts 250 ms after each cue is on
-    page.wait_for_selector("#calibration:not([hidden]) #cal-start-btn:not([hidden])", timeout=20000)
+    page.wait_for_selector("#calibration:not([hidden]) #cal-start-btn:not([hidden])", timeout=90000)
     page.click("#cal-start-btn")
     for _ in range(8):
-        page.wait_for_selector('#cal-cue[data-on="1"]', timeout=20000)
+        page.wait_for_selector('#cal-cue[data-on="1"]', timeout=90000)
         page.wait_for_timeout(250)
         page.keyboard.press("Space")
         page.wait_for_selector('#cal-cue[data-on="0"]', timeout=60000)
@@ -136,7 +136,7 @@ def test_study_link_consent_practice_calibration_items_code(app_server, probed):
     assert got[1].meta["source"] == "key:Space"
     page.wait_for_function("() => /Logged press/.test(document.querySelector('#session-status').textContent)")
     fast_forward(page)
-    page.wait_for_selector("#item-result #item-plain", timeout=40000)
+    page.wait_for_selector("#item-result #item-plain", timeout=90000)
     plain = page.inner_text("#item-plain")
     assert "You responded 2 times." in plain and "total_score" not in page.inner_text("#item-result")
     assert in_view(page, "#item-plain") and in_view(page, "#next-btn")
@@ -156,7 +156,7 @@ def test_study_link_consent_practice_calibration_items_code(app_server, probed):
     page.click("#next-btn")
 
     # the end screen: thanks and the study's completion code; the player is gone
-    page.wait_for_selector("#study-done:not([hidden]) #completion-code", timeout=20000)
+    page.wait_for_selector("#study-done:not([hidden]) #completion-code", timeout=90000)
     assert page.inner_text("#completion-code") == "C0DE-123"
     assert page.locator("#session-player").is_hidden()
     assert page.evaluate(f"() => document.querySelector('{VIDEO}').getAttribute('src')") is None
@@ -184,7 +184,7 @@ def test_operator_messages_and_keys_stay_out_of_a_study(app_server, probed):
     page.keyboard.press("Space")
     assert len(rows(app_server.db, sid, 1)) == 1
     fast_forward(page)
-    page.wait_for_selector("#item-result #item-saved", timeout=40000)
+    page.wait_for_selector("#item-result #item-saved", timeout=90000)
     assert page.locator("#item-result #item-plain").count() == 0
     page.click("#next-btn")
     wait_ready(page, ITEMS[1])
@@ -193,7 +193,7 @@ def test_operator_messages_and_keys_stay_out_of_a_study(app_server, probed):
     fast_forward(page)
     page.wait_for_selector("#item-result #item-saved", timeout=60000)
     page.click("#next-btn")
-    page.wait_for_selector("#completion-code", timeout=20000)
+    page.wait_for_selector("#completion-code", timeout=90000)
     code = page.inner_text("#completion-code")
     assert code.startswith("IB-") and len(code) == 11
     assert session_settings(app_server.db, sid)["session_code"] == code

@@ -34,7 +34,7 @@ def _ready(page, item: str) -> None:
     page.wait_for_function(f"() => {{ const v = document.querySelector('{VIDEO}');"
                            " const b = document.querySelector('#start-btn');"
                            f" return v && v.dataset.item === {item!r} && v.readyState >= 2 && b && !b.hidden"
-                           " && !b.disabled; }", timeout=30000)
+                           " && !b.disabled; }", timeout=90000)
 
 
 def _play_to_end(page) -> None:
@@ -83,7 +83,7 @@ def test_study_sat_in_the_browser_goes_through_the_human_reference_chain(app_ser
         assert len(rows(app_server.db, sid, 2)) == 2
         _play_to_end(page)
         page.click("#next-btn")
-        page.wait_for_selector("#completion-code", timeout=20000)
+        page.wait_for_selector("#completion-code", timeout=90000)
     finally:
         ctx.close()
     typed, pressed = rows(app_server.db, sid)

@@ -38,8 +38,8 @@ def open_item(page, bench, item):
     choose(page, "verify-benchmark", bench)
     choose(page, "verify-item", item)
     page.wait_for_function(f"() => {{ const v = document.querySelector('#verify-video');"
-                           f" return v && v.dataset.item === '{item}' && v.readyState >= 2; }}", timeout=30000)
-    page.wait_for_selector(f'.ib-wb[data-video="verify-video"][data-item="{item}"]', timeout=20000)
+                           f" return v && v.dataset.item === '{item}' && v.readyState >= 2; }}", timeout=90000)
+    page.wait_for_selector(f'.ib-wb[data-video="verify-video"][data-item="{item}"]', timeout=90000)
 
 
 def blur(page):
@@ -59,9 +59,9 @@ def test_blind_mark_by_key_while_playing_withdraw_and_mark_by_click(app_server, 
     page.goto(app_server.url + "/")
     page.get_by_role("tab", name="Annotation").click()
     sign_in(page, "ana", "ana-password")
-    page.wait_for_selector('#verify-offset[data-offset="0.200"]', timeout=20000)
+    page.wait_for_selector('#verify-offset[data-offset="0.200"]', timeout=90000)
     open_item(page, "interactscope", ITEM)
-    page.wait_for_selector("#verify-request-text", timeout=20000)
+    page.wait_for_selector("#verify-request-text", timeout=90000)
     assert "How many times does the counter change?" in page.inner_text("#verify-request-text")
     # blind: no proposed time anywhere in the Verify panel before the mark is submitted
     wb = page.locator('.ib-wb[data-video="verify-video"]')
@@ -73,18 +73,18 @@ def test_blind_mark_by_key_while_playing_withdraw_and_mark_by_click(app_server, 
     page.evaluate("() => { const v = document.getElementById('verify-video'); v.muted = true; v.currentTime = 11.0;"
                   " v.play(); }")
     page.wait_for_function("() => { const v = document.getElementById('verify-video');"
-                           " return !v.paused && v.currentTime > 11.3; }", timeout=30000)
+                           " return !v.paused && v.currentTime > 11.3; }", timeout=90000)
     blur(page)
     before = page.evaluate("() => document.getElementById('verify-video').currentTime")
     page.keyboard.press("m")
     page.wait_for_function("() => (document.querySelector('#verify-mark textarea, #verify-mark input').value || '')"
-                           ".length > 0", timeout=20000)
+                           ".length > 0", timeout=90000)
     after = page.evaluate("() => document.getElementById('verify-video').currentTime")
     pressed = [e for e in page.evaluate("() => window.__inputs") if e["key"] == "m"][-1]
     assert pressed["paused"] is False
     blur(page)
     page.keyboard.press("Enter")
-    page.wait_for_selector("#verify-reveal-result", timeout=20000)
+    page.wait_for_selector("#verify-reveal-result", timeout=90000)
     (mark,) = store.verifications("interactscope", ITEM, user="ana", kind="trigger")
     assert mark.value["source"] == "key" and mark.value["playing"] is True and mark.value["offset"] == OFFSET
     # the player's time at the key press, not a time taken before or after it: the mark lies between the
@@ -99,7 +99,7 @@ def test_blind_mark_by_key_while_playing_withdraw_and_mark_by_click(app_server, 
     page.evaluate("() => document.getElementById('verify-video').pause()")
     blur(page)
     page.keyboard.press("u")
-    page.wait_for_selector("#verify-reveal-pending", timeout=20000)
+    page.wait_for_selector("#verify-reveal-pending", timeout=90000)
     rows = store.verifications("interactscope", ITEM, user="ana", kind="trigger")
     assert [bool(r.value.get("withdrawn")) for r in rows] == [False, True]
 
@@ -110,14 +110,14 @@ def test_blind_mark_by_key_while_playing_withdraw_and_mark_by_click(app_server, 
     dur = float(page.locator('.ib-wb[data-video="verify-video"]').get_attribute("data-duration"))
     page.mouse.click(box["x"] + box["width"] * 12.4 / dur, box["y"] + box["height"] / 2)
     page.wait_for_function("() => { const v = document.getElementById('verify-video');"
-                           " return !v.seeking && Math.abs(v.currentTime - 12.4) < 0.3; }", timeout=20000)
+                           " return !v.seeking && Math.abs(v.currentTime - 12.4) < 0.3; }", timeout=90000)
     page.click("#verify-use-time")
     page.wait_for_function("() => (document.querySelector('#verify-mark textarea, #verify-mark input').value || '')"
-                           ".startsWith('12.')", timeout=20000)
+                           ".startsWith('12.')", timeout=90000)
     clicked = [e for e in page.evaluate("() => window.__inputs") if e["type"] == "pointerdown"][-1]
     page.click("#verify-submit")
     page.wait_for_function("() => { const r = document.querySelector('#verify-reveal-result');"
-                           " return r && r.innerText.includes('re-marked'); }", timeout=20000)
+                           " return r && r.innerText.includes('re-marked'); }", timeout=90000)
     cur = verification.mark_of(store, auth.User("ana", "annotator"), item, "g1")
     assert cur.value["source"] == "playhead" and cur.value["offset"] == 0.0 and cur.value["blind"] is False
     assert cur.value["t"] == round(clicked["t"], 3) == round(cur.value["raw_t"], 3)  # paused: exact
@@ -125,37 +125,37 @@ def test_blind_mark_by_key_while_playing_withdraw_and_mark_by_click(app_server, 
     # silence-prefix walk with keys: w starts, n / Enter clear, b goes back, y would fail it
     blur(page)
     page.keyboard.press("w")
-    page.wait_for_selector('#verify-prefix-current[data-start="9.000"]', timeout=20000)
+    page.wait_for_selector('#verify-prefix-current[data-start="9.000"]', timeout=90000)
     page.keyboard.press("n")
-    page.wait_for_selector('#verify-prefix-current[data-start="10.000"]', timeout=20000)
+    page.wait_for_selector('#verify-prefix-current[data-start="10.000"]', timeout=90000)
     page.keyboard.press("b")
-    page.wait_for_selector('#verify-prefix-current[data-start="9.000"]', timeout=20000)
+    page.wait_for_selector('#verify-prefix-current[data-start="9.000"]', timeout=90000)
     assert "not yet" in page.inner_text("#verify-prefix-current")  # the earlier verdict is shown
     page.keyboard.press("Enter")
-    page.wait_for_selector('#verify-prefix-current[data-start="10.000"]', timeout=20000)
+    page.wait_for_selector('#verify-prefix-current[data-start="10.000"]', timeout=90000)
     page.keyboard.press("y")  # already satisfied: the walk fails ...
-    page.wait_for_selector('#verify-prefix-result[data-status="fail"]', timeout=20000)
+    page.wait_for_selector('#verify-prefix-result[data-status="fail"]', timeout=90000)
     page.keyboard.press("b")  # ... until the verifier goes back and changes that verdict
-    page.wait_for_selector('#verify-prefix-current[data-start="10.000"]', timeout=20000)
+    page.wait_for_selector('#verify-prefix-current[data-start="10.000"]', timeout=90000)
     assert "already satisfied" in page.inner_text("#verify-prefix-current")
     page.keyboard.press("n")
-    page.wait_for_selector('#verify-prefix-current[data-start="11.000"]', timeout=20000)
+    page.wait_for_selector('#verify-prefix-current[data-start="11.000"]', timeout=90000)
     page.keyboard.press("n")
-    page.wait_for_selector('#verify-prefix-result[data-status="pass"]', timeout=20000)
+    page.wait_for_selector('#verify-prefix-result[data-status="pass"]', timeout=90000)
     assert verification.item_prefix_status(store, item) == "pass"
 
     page.get_by_role("tab", name="Agreement").click()
     page.click("#agreement-compute")
-    page.wait_for_selector("#agreement-interactscope", timeout=20000)
+    page.wait_for_selector("#agreement-interactscope", timeout=90000)
     table = page.inner_text("#agreement-interactscope")
     assert "ana" in table and "ben" not in table and "only 1" in table  # a warning under the minimum n
 
     page.click("#signout-button")
-    page.wait_for_selector("#signin-status >> text=Signed out", timeout=20000)
+    page.wait_for_selector("#signin-status >> text=Signed out", timeout=90000)
     sign_in(page, "rex", "rex-password")
     page.click("#agreement-compute")
     page.wait_for_function("() => { const t = document.querySelector('#agreement-interactscope');"
-                           " return t && t.innerText.includes('ben') && t.innerText.includes('ana'); }", timeout=20000)
+                           " return t && t.innerText.includes('ben') && t.innerText.includes('ana'); }", timeout=90000)
     rows = page.locator("#agreement-interactscope tbody tr").all_inner_texts()
     pair = [r for r in rows if r.startswith("ana") and "ben" in r]
     assert pair and f"{abs(13.0 - cur.value['t']):.3f}" in pair[0]
@@ -175,23 +175,23 @@ def test_prefix_walk_of_32_intervals_with_keys_only(app_server, page):
     page.evaluate("() => { document.getElementById('verify-video').muted = true; }")
     blur(page)
     page.keyboard.press("w")
-    page.wait_for_selector('#verify-prefix-current[data-start="0.000"]', timeout=20000)
+    page.wait_for_selector('#verify-prefix-current[data-start="0.000"]', timeout=90000)
     # replay plays exactly [0, 1): it stops inside the interval, not past its end
     page.wait_for_function("() => document.querySelector('.ib-wb[data-video=\"verify-video\"]').dataset.rangeDone"
-                           " === '0.000-1.000'", timeout=30000)
+                           " === '0.000-1.000'", timeout=90000)
     t = page.evaluate("() => document.getElementById('verify-video').currentTime")
     assert 0.9 <= t < 1.0
     wb = page.locator('.ib-wb[data-video="verify-video"]')
     assert wb.get_attribute("data-region") == "[0.0, 1.0]"  # the interval is highlighted on the waveform
     page.wait_for_function("() => document.querySelectorAll('#verify-prefix-frames img').length === 3",
-                           timeout=20000)
+                           timeout=90000)
     fits = page.evaluate("() => [...document.querySelectorAll('#verify-prefix-frames img')]"
                          ".map(i => getComputedStyle(i).objectFit)")
     assert set(fits) == {"contain"}  # whole frames, not the top third
     for k in range(32):
-        page.wait_for_selector(f'#verify-prefix-walk[data-done="{k}"]', timeout=30000)
+        page.wait_for_selector(f'#verify-prefix-walk[data-done="{k}"]', timeout=90000)
         page.keyboard.press("n" if k % 2 else "Enter")
-    page.wait_for_selector('#verify-prefix-result[data-status="pass"]', timeout=30000)
+    page.wait_for_selector('#verify-prefix-result[data-status="pass"]', timeout=90000)
     assert verification.item_prefix_status(store, item) == "pass"
     assert len(store.verifications("proactivebench", "pb-ss-erase", user="walker", kind="prefix")) == 32
 
@@ -202,17 +202,17 @@ def test_calibration_in_the_page_stores_the_median_reaction_as_the_offset(app_se
     page.goto(app_server.url + "/")
     page.get_by_role("tab", name="Annotation").click()
     sign_in(page, "cal", "cal-password")
-    page.wait_for_selector('#verify-offset[data-offset="0.000"]', timeout=20000)
+    page.wait_for_selector('#verify-offset[data-offset="0.000"]', timeout=90000)
     page.click("#verify-offset-acc")
     page.click("button[data-calibrate]")
     green = "() => getComputedStyle(document.getElementById('verify-calib-flash')).backgroundColor === 'rgb(46, 160, 67)'"
     for _ in range(5):
-        page.wait_for_function(green, timeout=20000)
+        page.wait_for_function(green, timeout=90000)
         page.wait_for_timeout(150)  # a person's reaction, not a measured threshold
         page.keyboard.press("c")
-        page.wait_for_function(f"() => !({green})()", timeout=20000)
+        page.wait_for_function(f"() => !({green})()", timeout=90000)
     page.wait_for_function("() => { const o = document.getElementById('verify-offset');"
-                           " return o && o.dataset.offset !== '0.000'; }", timeout=20000)
+                           " return o && o.dataset.offset !== '0.000'; }", timeout=90000)
     (rec,) = store.verifications(user="cal", kind="calibration")
     xs = sorted(rec.value["reactions"])
     assert len(xs) == 5 and all(0.05 <= x <= 1.5 for x in xs)
