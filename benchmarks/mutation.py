@@ -13,6 +13,7 @@ Not run in CI."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -195,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("error: --jobs: expected a positive count")
     if shutil.which("git") is None:
         raise SystemExit("error: git: needed to list the files to copy")
+    if importlib.util.find_spec("mutmut") is None:
+        raise SystemExit("error: mutmut: not installed (pip install -r requirements-dev.txt)")
     workdir = Path(a.workdir) if a.workdir else Path(tempfile.mkdtemp(prefix="ibench-mutation-"))
     workdir.mkdir(parents=True, exist_ok=True)
     log = workdir / "mutmut.log"
@@ -203,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     for name in a.group or sorted(GROUPS):
         per, names = run_group(name, a.jobs, workdir, log, a.only)
+        if not per:  # nothing measured is no figure, never a goal met
+            raise SystemExit(f"error: group {name!r}: no mutant was measured{' matching --only' if a.only else ''};"
+                             f" see {log}")
         survivors += names
         for module, c in sorted(per.items()):
             total = sum(c.values())
@@ -223,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.survivors:
         print("\n".join(survivors))
     (workdir / "summary.json").write_text(json.dumps({"rows": rows, "survivors": survivors}, indent=1))
-    return 0
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
