@@ -19,7 +19,7 @@ from ibench_ui.context import AppContext
 from ibench_ui.downloads import download_html
 from ibench_ui.guard import Events
 from ibench_ui.handlers import raises_shown
-from ibench_ui.render import esc, video_html
+from ibench_ui.render import esc, figure_cells, video_html
 from ibench_ui.static_route import script_tags
 from runners.report import LABEL_COLORS, lane_counts, timeline_figure
 
@@ -37,15 +37,11 @@ def lanes_html(benchmark: str, lanes) -> str:
         if not ln.covered:
             chips = "<i>this responder did not cover this item</i>"
         else:
-            chips += " " + " ".join(f'<span class="ib-lane-score" data-measure="{esc(k)}">{esc(k)} {esc(_fmt(v))}</span>'
-                                    for k, v in ln.score if v is not None and not isinstance(v, (dict, list)))
+            chips += " " + " ".join(f'<span class="ib-lane-score" data-measure="{esc(k)}">{esc(k)} {esc(v)}</span>'
+                                    for k, v in figure_cells(dict(ln.score)))
         rows.append(f'<div class="ib-lane" data-responder="{esc(ln.responder.key)}" data-kind="{esc(ln.responder.kind)}">'
                     f'<b>{esc(label)}</b> <span class="ib-kind">({esc(ln.responder.kind)})</span> {chips}</div>')
     return '<div id="compare-lanes">' + "".join(rows) + "</div>"
-
-
-def _fmt(v) -> str:
-    return f"{v:.3f}" if isinstance(v, float) else str(v)
 
 
 def render(view: View):

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from annotation.model import Item
+from scoring.bootstrap import figure_text
 
 
 def esc(value: Any) -> str:
@@ -38,6 +39,25 @@ def fmt_time(t: Optional[float]) -> str:
         return "–"
     m, s = divmod(float(t), 60.0)
     return f"{int(m):02d}:{s:06.3f}"
+
+
+def figure_cells(figures: dict) -> list[tuple[str, str]]:
+    """A scorer's per-item figures (scoring.live.headline) as (name, text), as every table writes figures: numbers
+    at one decimal (scoring.bootstrap.figure_text), counts whole, flags yes/no; missing and nested values left out."""
+    out = []
+    for name, v in figures.items():
+        if v is None or isinstance(v, (dict, list, tuple)):
+            continue
+        if isinstance(v, bool):
+            text = "yes" if v else "no"
+        elif isinstance(v, int):
+            text = str(v)
+        elif isinstance(v, float):
+            text = figure_text(v)
+        else:
+            text = str(v)
+        out.append((str(name), text))
+    return out
 
 
 def table_html(headers: Iterable[str], rows: Iterable[Iterable[Any]], elem_id: str = "") -> str:

@@ -31,7 +31,7 @@ from annotation.dataset import Dataset
 from annotation.model import Item, Response, Session
 from ibench_ui.auth_routes import caller_id
 from ibench_ui.context import AppContext
-from ibench_ui.render import esc, fmt_time, media_url, table_html
+from ibench_ui.render import esc, figure_cells, fmt_time, media_url, table_html
 from ibench_ui.static_route import script_tags
 from ibench_ui.live_model import LiveModelError, LiveModelHub, LiveTarget, validate_protocol
 from ibench_ui import study_flow
@@ -952,7 +952,7 @@ class SessionService:
                 parts.append(head + study_flow.plain_html(study_flow.plain_result(item, mine, _headline(res), who),
                                                           f"{elem_id}-plain")
                              + table_html(["measure", "value"],
-                                               [(k, _fmt(v)) for k, v in _headline(res).items()], elem_id))
+                                               figure_cells(_headline(res)), elem_id))
         score = "".join(parts)
         if len(parts) > 1:
             score = f'<div class="ib-scores">{"".join(f"<div>{p}</div>" for p in parts)}</div>'
@@ -1003,7 +1003,7 @@ class SessionService:
             resp = self.ctx.store.responses(session_id=s.id, item_id=iid)
             for label, _, mine in self._groups(s, resp):
                 res, err = self._score(ds.get(iid), mine) if iid in ds else (None, "item not in the dataset")
-                score = err or ", ".join(f"{k}={_fmt(v)}" for k, v in _headline(res).items())
+                score = err or ", ".join(f"{k}={v}" for k, v in figure_cells(_headline(res)))
                 rows.append((iid, label, len(mine), score) if split else (iid, len(mine), score))
         head = ["item", "responder", "responses", "score"] if split else ["item", "responses", "score"]
         return (f"<h3>Session {esc(s.id)} complete</h3><p>Thank you, {esc(s.participant)}.</p>"
@@ -1015,12 +1015,6 @@ def _headline(res: Any) -> dict:
     if not isinstance(res, dict):
         return {}
     return dict(res.get("headline") or res.get("score") or {})
-
-
-def _fmt(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.3f}"
-    return str(v)
 
 
 # -- Gradio wiring ----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from runners.evaluate import folder_name
 from runners.omniinteract.judge import transport
 from runners.pooling import pooled_id
 from scoring.omniinteract import evaluate as oi_evaluate
+from scoring.omniinteract.live import item_figures
 from scoring.omniinteract.summary import aggregate
 
 
@@ -29,8 +30,7 @@ def run_item_score(item, report: dict) -> Optional[dict]:
     for smp in report.get("samples") or []:
         if str(smp.get("sample_id")) == item.id and smp.get("item_kind") == "summarized":
             summ = (smp.get("sample_summary") or {}).get("summary") or {}
-            return {"IA_QTF1": summ.get("IA_QTF1"), "TP": summ.get("Global_TP"), "FP": summ.get("Global_FP"),
-                    "FN": summ.get("Global_FN"), "status": smp.get("status")}
+            return {**item_figures(summ), "status": smp.get("status")}
     return None
 
 

@@ -28,8 +28,14 @@ def score_item(item, transcript, judge=None, oi_transport=None) -> dict:
             "summary": aggregate([sample_summary], 0, cfg.fixed)}
 
 
+def item_figures(summary: dict) -> dict:
+    """One item's IA-QTF1 on 0–100, as the Leaderboard and Runs show OmniInteract (the evaluator's summary holds it
+    on 0–1), and its slot counts."""
+    f1 = summary.get("IA_QTF1")
+    return {"IA-QTF1": None if f1 is None else 100.0 * float(f1), "TP": summary.get("Global_TP"),
+            "FP": summary.get("Global_FP"), "FN": summary.get("Global_FN")}
+
+
 def headline(item, report: dict, judged: bool = False) -> dict:
-    """IA-QTF1 and the slot counts; `content_judged` says whether a judge ran."""
-    s = report["summary"]
-    return {"IA_QTF1": s.get("IA_QTF1"), "TP": s.get("Global_TP"), "FP": s.get("Global_FP"),
-            "FN": s.get("Global_FN"), "content_judged": judged}
+    """IA-QTF1 (0–100) and the slot counts; `content_judged` says whether a judge ran."""
+    return {**item_figures(report["summary"]), "content_judged": judged}

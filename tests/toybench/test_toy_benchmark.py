@@ -116,8 +116,8 @@ def test_a_batch_run_score_compare_and_leaderboard(toy, tmp_path, capsys):
     _, figure, lanes_box = render(CompareService(ctx).view("", NAME, "early", [run_key, "human:P01"]))
     assert figure is not None
     run_lane, human_lane = lanes_box.split('<div class="ib-lane"')[1:]
-    assert all(f">{chip}</span>" in run_lane for chip in ("hit: 1", "early: 1", "late: 6", "correct False"))
-    assert all(f">{chip}</span>" in human_lane for chip in ("hit: 1", "correct True"))
+    assert all(f">{chip}</span>" in run_lane for chip in ("hit: 1", "early: 1", "late: 6", "correct no"))
+    assert all(f">{chip}</span>" in human_lane for chip in ("hit: 1", "correct yes"))
 
     # Leaderboard: the run at 50.0 and the human at 100.0 on the toy's headline column
     from ibench_ui.leaderboard import compute_tables, leaderboard_html

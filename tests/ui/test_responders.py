@@ -24,7 +24,7 @@ SPEC = "baseline:periodic:2"
 
 
 def shown_total(result_html: str, table_id: str) -> str:
-    """The total_score cell of a score table the session showed the participant (as shown: 3 decimals)."""
+    """The total_score cell of a score table the session showed the participant (as shown: 1 decimal, as every table writes figures)."""
     table = re.search(rf'<table class="ib-table" id="{table_id}">(.*?)</table>', result_html, re.S)
     assert table, result_html
     cell = re.search(r"<tr><td>total_score</td><td>([^<]*)</td></tr>", table.group(1))
@@ -92,8 +92,8 @@ def test_live_session_gives_two_responders_everywhere(svc, tmp_path):
     board = {(r.name, r.kind): r for r in leaderboard(tables)}
     assert set(board) == {(human, "human"), (SPEC, "model")}
     iv = board[(human, "human")].cells[IB][0]
-    assert f"{iv.point:.3f}" == human_shown and iv.n_items == 1 and not iv.has_interval
-    assert f"{board[(SPEC, 'model')].cells[IB][0].point:.3f}" == model_shown
+    assert f"{iv.point:.1f}" == human_shown and iv.n_items == 1 and not iv.has_interval
+    assert f"{board[(SPEC, 'model')].cells[IB][0].point:.1f}" == model_shown
     page = leaderboard_html(tables)
     assert 'data-name="human:DEMO1" data-kind="human"' in page and f'data-name="{SPEC}" data-kind="model"' in page
     assert "no interval: fewer than 5 items" in page
@@ -102,8 +102,8 @@ def test_live_session_gives_two_responders_everywhere(svc, tmp_path):
     write_report(store, {IB: ctx.dataset(IB)}, tmp_path / "report", n_resamples=50, figures=False)
     table = _csv(tmp_path / "report" / f"{IB}_table.csv")
     assert set(table) == {human, model}
-    assert f"{float(table[human]['total']):.3f}" == human_shown and table[human]["kind"] == "human"
-    assert f"{float(table[model]['total']):.3f}" == model_shown and table[model]["kind"] == "model"
+    assert f"{float(table[human]['total']):.1f}" == human_shown and table[human]["kind"] == "human"
+    assert f"{float(table[model]['total']):.1f}" == model_shown and table[model]["kind"] == "model"
     assert table[human]["total_n"] == "1" and table[human]["total_note"] == "fewer than 5 items"
 
     # export: every row names its responder
@@ -125,8 +125,8 @@ def test_model_only_session_is_no_human_baseline_and_humans_pool(svc):
     assert rs["humans:pooled"].kind == "human" and len(rs["humans:pooled"].item_ids) == 2
     tables = compute_tables(ctx, 50, 0, pool_studio=True)
     rows = {rs.responder.key: rs for rs in tables[IB].rows}
-    assert f"{rows['human:P1'].columns['total'].point:.3f}" == a
-    assert f"{rows['human:P2'].columns['total'].point:.3f}" == b
+    assert f"{rows['human:P1'].columns['total'].point:.1f}" == a
+    assert f"{rows['human:P2'].columns['total'].point:.1f}" == b
     pooled = rows["humans:pooled"].columns["total"]
     # the pooled figure is the mean over both participants' items (InteractionBench rounds means to 3 decimals)
     assert pooled.n_items == 2 and pooled.point == pytest.approx((float(a) + float(b)) / 2, abs=1.5e-3)
@@ -134,6 +134,6 @@ def test_model_only_session_is_no_human_baseline_and_humans_pool(svc):
     assert names == {("human:P1", "human"), ("human:P2", "human"), ("humans (pooled)", "human"), (SPEC, "model")}
     # the model-only sitting is a model responder with the session's own figure
     model = next(r for r in tables[IB].rows if r.responder.kind == "model")
-    assert f"{model.columns['total'].point:.3f}" == only_model_shown
+    assert f"{model.columns['total'].point:.1f}" == only_model_shown
     # pooled humans are no lane in Compare (they have no responses of their own)
     assert "humans:pooled" not in {k for _, k in CompareService(ctx).select("", IB).responders}
