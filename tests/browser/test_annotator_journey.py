@@ -22,14 +22,16 @@ ON_SCREEN = ["#verify-video", "#verify-timeline-canvas", "#verify-use-time", "#v
 ALL_IN_VIEW = """(sels) => sels.every(s => { const el = document.querySelector(s); if (!el) return false;
   const r = el.getBoundingClientRect();
   return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; })"""
-# the colour on the timeline canvas a few pixels left of the caller's first mark, in the row of tier `key`
+# the colour on the timeline canvas 3 px left of the caller's first mark (its dot has a 4 px radius), in the row of
+# tier `key`: clear of the 2 px playhead, which a pause just after the mark leaves at the mark (2 px was not, and
+# the playhead's antialiased edge darkened the pixel when the pause came within about 0.05 s of the mark)
 # (rows of 16 px under the waveform, ticks 16 px above it, 4 px below the last row: static/timeline.js)
 PIXEL_IN_TIER = """(key) => { const el = document.querySelector('.ib-wb[data-video="verify-video"]');
   const cv = el.querySelector('canvas'); const tiers = JSON.parse(el.dataset.tiers);
   const mark = JSON.parse(el.dataset.marks).find(m => m.tier === 'mine');
   const [v0, v1] = window.ibTimeline.view('verify-video'); const W = cv.clientWidth, H = cv.clientHeight;
   const i = tiers.findIndex(t => t[0] === key); const y = H - 4 - 16 * (tiers.length - i) + 8;
-  const x = (mark.t - v0) / (v1 - v0) * W - 2, d = window.devicePixelRatio || 1;
+  const x = (mark.t - v0) / (v1 - v0) * W - 3, d = window.devicePixelRatio || 1;
   return Array.from(cv.getContext('2d').getImageData(Math.round(x * d), Math.round(y * d), 1, 1).data); }"""
 
 

@@ -201,7 +201,7 @@ def test_finish_item_scores_shows_targets_and_advances(svc):
     assert 'id="item-score"' in html and 'id="result-timeline"' in html and "ib-tl-win" in html
     # the InteractionBench headline from scoring.live, its values as the page shows them (3 places)
     assert "<td>family</td><td>C_segments</td>" in html
-    assert "<td>total_score</td><td>25.000</td>" in html and "<td>accuracy</td><td>25.000</td>" in html
+    assert "<td>total_score</td><td>25.0</td>" in html and "<td>accuracy</td><td>25.0</td>" in html
     nxt = svc.open_session({"session_id": sid})
     assert nxt["item"]["id"] == "ball_counter#0" and nxt["session"]["index"] == 1 and nxt["n_rows"] == 0
     # finishing again is harmless; the last item ends the session
