@@ -92,9 +92,10 @@ def changes_from_rows(dataset: Dataset, table: Iterable[dict]) -> list[tuple[str
     for k, r in enumerate(table, 1):
         if r.get("benchmark") not in (None, "", dataset.benchmark):
             raise ValueError(f"row {k}: benchmark {r.get('benchmark')!r} is not {dataset.benchmark!r}")
-        if str(r.get("item_id")) not in dataset:
-            raise ValueError(f"row {k}: item_id: no item {str(r.get('item_id'))!r} in {dataset.benchmark}")
-        it = dataset.get(str(r.get("item_id")))
+        iid = str(r.get("item_id"))
+        if iid not in dataset:
+            raise ValueError(f"row {k}: item_id: no item {iid!r} in {dataset.benchmark}")
+        it = dataset.get(iid)
         cells = {"request.time": r.get("request_time"), "request.text": r.get("request_text")}
         tid = r.get("target_id")
         if tid not in (None, ""):

@@ -119,7 +119,7 @@ def build_users(ctx: AppContext, events: Events) -> None:
         auth.require(ctx.store, tok, ("admin",))
         return {listing: users_table(), msg: ""}
 
-    # open to every account like the other sub-tabs: the admin check above answers in the tab
+    # admins only, by the role table's guard; the admin check above stays as the service's own
     events.on(add.click, on_add, [events.token, uname, role, pw], [listing, pw, msg],
               api_name="users_add")
     events.on(show.click, on_show, [events.token], [listing, msg], api_name="users_list")

@@ -47,7 +47,7 @@ def report_html(text: str) -> str:
 
 def build_runs(ctx: AppContext, events: Events) -> None:
     """Lay out the Runs tab over a RunsService: admins start and cancel runs of registry models; reviewers
-    watch. Its events are open to every account: the service checks those finer roles."""
+    watch. Its events take the tab's roles (reviewers and admins); the service checks the finer ones."""
     svc = RunsService(ctx)
     ui = SimpleNamespace(token=events.token)
     _start_row(ctx, ui)
